@@ -1,0 +1,162 @@
+"""The hook interface every policy implements, and the no-op defaults.
+
+A policy is a :class:`Policy` record: parameter defaults, an ``init`` that builds its state
+(a tuple of numpy arrays, created fresh for every run), and compiled hooks that engines
+call.  Engines own the cache (slots, vectors, admission times); a policy only keeps its
+own bookkeeping, indexed by slot or by item key, and answers two questions: admit the
+arriving item? which slot to evict?  Policies never see an engine or a clock.
+
+Hooks (all ``@njit``; ``state`` is what ``init`` returned; ``cache`` is the engine's
+read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, slots]
+(column s is the vector in slot s), ``counts[:2] = [size, capacity]`` and
+``slot_key[s] == -1`` marks a free slot):
+
+``on_hit(state, slot, t, relevant)``
+    the item in ``slot`` was retrieved into R_t (semantic) or requested (paging hit).
+    R_t is reported worst match first, so a recency policy ends with the best match
+    most recent.
+``on_feedback(state, t, loss, quality)``
+    step t was scored: its miss cost and quality (SPEC §1.4).
+``admit(state, t, key, x, cache) -> bool``
+    admit the arriving item ``key`` (vector ``x``) ?
+``victim(state, t, key, x, cache) -> slot``
+    the cache is full and an item is being admitted: which occupied slot goes.
+``on_insert(state, slot, key, t)`` / ``on_evict(state, slot, key, t)``
+    the engine put ``key`` into / removed it from ``slot``.
+``on_rearrival(state, slot, t)``
+    the arriving item is already cached (``item_keys``); nothing is admitted.
+``delete(state, t, cache) -> slot``
+    after the decision, a slot to delete without admitting, or -1 (deletion strategies).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+from simulator.config import njit
+from simulator.errors import InputError
+
+
+@njit
+def no_hit(state, slot, t, relevant):
+    pass
+
+
+@njit
+def no_feedback(state, t, loss, quality):
+    pass
+
+
+@njit
+def always_admit(state, t, key, x, cache):
+    return True
+
+
+@njit
+def no_insert(state, slot, key, t):
+    pass
+
+
+@njit
+def no_evict(state, slot, key, t):
+    pass
+
+
+@njit
+def no_rearrival(state, slot, t):
+    pass
+
+
+@njit
+def no_delete(state, t, cache):
+    return -1
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What a policy's ``init`` may know about the run.
+
+    ``params`` is the validated parameter dict (defaults filled in); ``trace`` is the
+    whole trace, for offline references such as Belady only.
+    """
+
+    capacity: int
+    n_keys: int
+    dim: int
+    params: dict
+    seed: int
+    switch_cost: float = 0.0
+    trace: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    """One cache policy: its name, documented parameters, state builder and hooks.
+
+    ``init(ctx)`` takes a :class:`Context` and returns the state tuple.  ``unbounded`` policies get
+    one slot per distinct item and ignore the capacity.  ``modes`` lists where the policy
+    is defined (``"semantic"``, ``"paging"``).
+    """
+
+    name: str
+    summary: str
+    init: Callable
+    victim: Callable
+    params: dict = dataclasses.field(default_factory=dict)
+    on_hit: Callable = no_hit
+    on_feedback: Callable = no_feedback
+    admit: Callable = always_admit
+    on_insert: Callable = no_insert
+    on_evict: Callable = no_evict
+    on_rearrival: Callable = no_rearrival
+    delete: Callable = no_delete
+    unbounded: bool = False
+    modes: tuple = ("semantic", "paging")
+    check_params: Callable | None = None
+
+    def resolve_params(self, given: dict | None) -> dict:
+        """Defaults overlaid with ``given``; unknown keys or bad values raise InputError."""
+        given = dict(given or {})
+        unknown = sorted(set(given) - set(self.params))
+        if unknown:
+            valid = ", ".join(sorted(self.params)) or "none"
+            raise InputError(f"policy '{self.name}' has no parameter '{unknown[0]}'; "
+                             f"valid parameters: {valid}")
+        out = dict(self.params)
+        for key, value in given.items():
+            out[key] = _coerce(self.name, key, self.params[key], value)
+        if self.check_params is not None:
+            problem = self.check_params(out)
+            if problem:
+                raise InputError(f"policy '{self.name}': {problem}")
+        return out
+
+
+def _coerce(policy, key, default, value):
+    """A parameter value converted to its default's type (``None`` defaults take numbers)."""
+    if isinstance(value, str) and value.strip().lower() in ("none", ""):
+        if default is None:
+            return None
+        raise InputError(f"policy '{policy}' parameter '{key}' needs a value")
+    try:
+        if isinstance(default, int) and not isinstance(default, bool):
+            number = float(value)
+            if number != int(number):
+                raise ValueError
+            return int(number)
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        kind = "an integer" if isinstance(default, int) else "a number"
+        raise InputError(f"policy '{policy}' parameter '{key}' must be {kind}, "
+                         f"got {value!r}") from None
+    if not np.isfinite(number):
+        raise InputError(f"policy '{policy}' parameter '{key}' must be finite, got {value!r}")
+    return number
+
+
+def empty_state():
+    """A placeholder state for policies that keep no bookkeeping."""
+    return (np.zeros(1, np.int64),)
