@@ -38,6 +38,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.errors import InputError
+from simulator.params import resolve
 
 
 @njit
@@ -119,42 +120,12 @@ class Policy:
 
     def resolve_params(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown keys or bad values raise InputError."""
-        given = dict(given or {})
-        unknown = sorted(set(given) - set(self.params))
-        if unknown:
-            valid = ", ".join(sorted(self.params)) or "none"
-            raise InputError(f"policy '{self.name}' has no parameter '{unknown[0]}'; "
-                             f"valid parameters: {valid}")
-        out = dict(self.params)
-        for key, value in given.items():
-            out[key] = _coerce(self.name, key, self.params[key], value)
+        out = resolve("policy", self.name, self.params, given)
         if self.check_params is not None:
             problem = self.check_params(out)
             if problem:
                 raise InputError(f"policy '{self.name}': {problem}")
         return out
-
-
-def _coerce(policy, key, default, value):
-    """A parameter value converted to its default's type (``None`` defaults take numbers)."""
-    if isinstance(value, str) and value.strip().lower() in ("none", ""):
-        if default is None:
-            return None
-        raise InputError(f"policy '{policy}' parameter '{key}' needs a value")
-    try:
-        if isinstance(default, int) and not isinstance(default, bool):
-            number = float(value)
-            if number != int(number):
-                raise ValueError
-            return int(number)
-        number = float(value)
-    except (TypeError, ValueError, OverflowError):
-        kind = "an integer" if isinstance(default, int) else "a number"
-        raise InputError(f"policy '{policy}' parameter '{key}' must be {kind}, "
-                         f"got {value!r}") from None
-    if not np.isfinite(number):
-        raise InputError(f"policy '{policy}' parameter '{key}' must be finite, got {value!r}")
-    return number
 
 
 def empty_state():

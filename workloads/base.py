@@ -1,0 +1,36 @@
+"""The workload interface: a named, seeded trace generator with documented parameters."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from simulator.errors import InputError
+from simulator.params import resolve
+
+
+@dataclasses.dataclass(frozen=True)
+class Workload:
+    """One workload: ``make(params, seed)`` returns a Trace or PagingTrace.
+
+    ``params`` maps every parameter name to its default; ``check_params(params)`` returns a
+    problem sentence or ``None``.
+    """
+
+    name: str
+    summary: str
+    make: Callable
+    params: dict
+    check_params: Callable | None = None
+
+    def resolve_params(self, given: dict | None) -> dict:
+        out = resolve("workload", self.name, self.params, given)
+        if self.check_params is not None:
+            problem = self.check_params(out)
+            if problem:
+                raise InputError(f"workload '{self.name}': {problem}")
+        return out
+
+    def generate(self, params: dict | None = None, seed: int = 0):
+        """Validate ``params`` and build the trace for ``seed``."""
+        return self.make(self.resolve_params(params), int(seed))
