@@ -1,14 +1,14 @@
 """The policy registry: one module per policy, one line here per module.
 
->>> sorted(REGISTRY)[:3]
-['arc', 'belady', 'fifo']
+>>> REGISTRY['fifo'].summary
+'always admit; evict the oldest admission'
 """
 
 from simulator.errors import InputError
-from simulator.policies import fifo, lru, unlimited
+from simulator.policies import fifo, lru, solar, solar_a, solar_e, unlimited
 
 REGISTRY = {p.POLICY.name: p.POLICY for p in (
-    unlimited, fifo, lru)}
+    unlimited, fifo, lru, solar_e, solar_a, solar)}
 
 
 def get(name: str):

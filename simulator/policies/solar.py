@@ -1,0 +1,51 @@
+"""SOLAR: regret-gated admission (Alg. 1) + Thompson-sampling eviction (Alg. 2).
+
+Parameters are those of :mod:`~simulator.policies.regret_gate` (``alpha``, ``tau0``,
+``tau``) and :mod:`~simulator.policies.thompson` (``delta``, ``beta_step``, ``gamma``,
+``novelty_scale``); all randomness comes from the run's seed.
+"""
+
+from simulator.config import njit
+from simulator.policies import regret_gate, thompson
+from simulator.policies.base import Policy
+
+PARAMS = {**regret_gate.PARAMS, **thompson.PARAMS}
+
+
+def _check(params):
+    return regret_gate.check(params) or thompson.check(params)
+
+
+def _init(ctx):
+    return (regret_gate.new_state(ctx.params, ctx.switch_cost), thompson.new_state(ctx))
+
+
+@njit
+def _on_feedback(state, t, loss, quality):
+    regret_gate.observe(state[0], loss)
+
+
+@njit
+def _admit(state, t, key, x, cache):
+    return regret_gate.admit(state[0])
+
+
+@njit
+def _on_hit(state, slot, t, relevant):
+    thompson.on_hit(state[1], slot)
+
+
+@njit
+def _on_insert(state, slot, key, t):
+    thompson.on_insert(state[1], slot)
+
+
+@njit
+def _victim(state, t, key, x, cache):
+    return thompson.victim(state[1], t, cache)
+
+
+POLICY = Policy(name="solar", summary="regret-gated admission (Alg. 1) + Thompson eviction "
+                "(Alg. 2)", init=_init, victim=_victim, on_hit=_on_hit,
+                on_feedback=_on_feedback, admit=_admit, on_insert=_on_insert,
+                params=PARAMS, check_params=_check)

@@ -1,0 +1,29 @@
+"""SOLAR-E: always admit; Thompson-sampling eviction (paper Alg. 2, see ``thompson``)."""
+
+from simulator.config import njit
+from simulator.policies import thompson
+from simulator.policies.base import Policy
+
+
+def _init(ctx):
+    return thompson.new_state(ctx)
+
+
+@njit
+def _on_hit(state, slot, t, relevant):
+    thompson.on_hit(state, slot)
+
+
+@njit
+def _on_insert(state, slot, key, t):
+    thompson.on_insert(state, slot)
+
+
+@njit
+def _victim(state, t, key, x, cache):
+    return thompson.victim(state, t, cache)
+
+
+POLICY = Policy(name="solar_e", summary="always admit; Thompson-sampling eviction (Alg. 2)",
+                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
+                params=dict(thompson.PARAMS), check_params=thompson.check)

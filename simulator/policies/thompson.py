@@ -1,0 +1,89 @@
+"""Thompson-sampling eviction (SOLAR paper, Alg. 2), shared by ``solar_e`` and ``solar``.
+
+Not a policy by itself.  Every cached item i keeps Beta(α_i, β_i) with prior (1, 1):
+α_i = 1 + (steps in which i was retrieved); β_i = 1 + ``beta_step`` for every ``delta``
+steps in which i was cached and not retrieved (counted since admission, applied lazily
+as ``beta_step · floor(n / delta)``).  To evict, draw θ_i ~ Beta(α_i, β_i) for every cached
+item, in increasing key order, and evict argmin θ_i + γ / (1 + age_i / ``novelty_scale``),
+age_i = t − (admission step of i); the bonus shields fresh items that had no chance to be
+retrieved yet.
+
+Defaults: ``delta = 5``, ``beta_step = 0.05`` (the paper's), ``gamma = 0.1``,
+``novelty_scale = 10`` (ours: the bonus halves after ten steps and is small next to the
+posterior spread, so it breaks near-ties towards keeping new items).
+"""
+
+import numpy as np
+
+from simulator import rng
+from simulator.config import njit
+
+PARAMS = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0}
+_SALT = 0x7450  # separates this stream from any other stream of the same run
+
+
+def check(params):
+    """A problem sentence for bad eviction parameters, or None."""
+    if params["delta"] < 1:
+        return f"parameter 'delta' must be >= 1, got {params['delta']}"
+    for name in ("beta_step", "gamma"):
+        if params[name] < 0:
+            return f"parameter '{name}' must be >= 0, got {params[name]}"
+    if params["novelty_scale"] <= 0:
+        return f"parameter 'novelty_scale' must be > 0, got {params['novelty_scale']}"
+    return None
+
+
+def new_state(ctx):
+    """(retrievals per slot, [delta, beta_step, gamma, novelty_scale], random stream)."""
+    p = ctx.params
+    return (np.zeros(ctx.capacity, np.int64),
+            np.array([p["delta"], p["beta_step"], p["gamma"], p["novelty_scale"]], np.float64),
+            rng.new_stream(ctx.seed, _SALT))
+
+
+@njit
+def on_hit(ts, slot):
+    ts[0][slot] += 1
+
+
+@njit
+def on_insert(ts, slot):
+    ts[0][slot] = 0
+
+
+@njit
+def occupied_by_key(slot_key):
+    """Occupied slots in increasing key order (the order samples are drawn in)."""
+    n = 0
+    for s in range(slot_key.shape[0]):
+        if slot_key[s] >= 0:
+            n += 1
+    slots = np.empty(n, np.int64)
+    n = 0
+    for s in range(slot_key.shape[0]):
+        if slot_key[s] >= 0:
+            slots[n] = s
+            n += 1
+    order = np.argsort(slot_key[slots], kind="mergesort")
+    return slots[order]
+
+
+@njit
+def victim(ts, t, cache):
+    """Alg. 2: the slot with the lowest posterior sample plus novelty bonus."""
+    hits, prm, stream = ts
+    slot_key, _, slot_adm, _ = cache
+    delta, beta_step, gamma, scale = prm[0], prm[1], prm[2], prm[3]
+    best = -1
+    best_score = np.inf
+    for s in occupied_by_key(slot_key):
+        age = t - slot_adm[s]
+        idle = age - hits[s]
+        a = 1.0 + hits[s]
+        b = 1.0 + beta_step * np.floor(idle / delta)
+        score = rng.beta(stream, a, b) + gamma / (1.0 + age / scale)
+        if score < best_score:
+            best_score = score
+            best = s
+    return best
