@@ -43,7 +43,7 @@ def _semantic(queries, items, qtopic, itopic, weights, keys, ev_ptr, ev_idx, has
     T, d = queries.shape
     slot_key = np.full(n_slots, -1, np.int64)
     slot_vec = np.zeros((d, n_slots), np.float32)  # transposed: column s is slot s
-    sims = np.empty(n_slots, np.float64)
+    sims = np.empty(n_slots, np.float32)
     slot_adm = np.zeros(n_slots, np.int64)
     slot_topic = np.full(n_slots, -1, np.int64)
     key_slot = np.full(n_keys, -1, np.int64)

@@ -3,8 +3,10 @@
 Both engines call these, so retrieval and scoring are written once.  Each has a plain
 Python twin in ``tests/naive.py`` that it is tested against.
 
-Similarity is the float64 sum, in index order, of the products of float32 coordinates,
-so it is bit-identical on every machine and in the reference implementation (no fastmath).
+Similarity is the float32 sum, in index order, of the float32 products of coordinates
+(IEEE single precision, no fused multiply-add, no fastmath), so it is bit-identical on
+every machine and in the reference implementation.  Normalisation on load uses a float64
+norm.
 """
 
 import numpy as np
@@ -16,10 +18,10 @@ QUALITY_CODES = {"hit": 0, "precision": 1, "similarity": 2}
 
 @njit
 def dot(a, b):
-    """Cosine of two unit vectors: float64 products summed in index order."""
-    acc = 0.0
+    """Cosine of two unit float32 vectors: float32 products summed in index order."""
+    acc = np.float32(0.0)
     for j in range(a.shape[0]):
-        acc += np.float64(a[j]) * np.float64(b[j])
+        acc += a[j] * b[j]
     return acc
 
 
@@ -33,22 +35,25 @@ def similarities(q, vec_t, n, out):
     for s in range(n):
         out[s] = 0.0
     for j in range(vec_t.shape[0]):
-        qj = np.float64(q[j])
+        qj = q[j]
         row = vec_t[j]
         for s in range(n):
-            out[s] += qj * np.float64(row[s])
+            out[s] += qj * row[s]
 
 
 @njit
 def _normalize_rows(x, out):
     for i in range(x.shape[0]):
-        n = np.sqrt(dot(x[i], x[i]))
+        acc = 0.0
+        for j in range(x.shape[1]):
+            acc += np.float64(x[i, j]) * np.float64(x[i, j])
+        n = np.sqrt(acc)
         for j in range(x.shape[1]):
             out[i, j] = np.float32(np.float64(x[i, j]) / n)
 
 
 def normalize_rows(x):
-    """L2-normalise each row of a float32 matrix (deterministic order, float32 result).
+    """L2-normalise each row (float64 norm in index order, float32 result).
 
     Examples
     --------
@@ -66,7 +71,7 @@ def normalize_rows(x):
 def retrieve(q, vec_t, slot_key, slot_adm, n_slots, k, sims, out_slot, out_sim):
     """Top-k occupied slots by cosine to ``q``; ties: earlier admission, then smaller key.
 
-    ``vec_t`` is [d, slots]; ``sims`` is scratch of length >= ``n_slots``.  Writes the chosen
+    ``vec_t`` is [d, slots]; ``sims`` is float32 scratch of length >= ``n_slots``.  Writes the chosen
     slots (best first) into ``out_slot`` and their similarities into ``out_sim``; returns
     how many were found (``min(k, occupied)``).
     """
@@ -75,7 +80,7 @@ def retrieve(q, vec_t, slot_key, slot_adm, n_slots, k, sims, out_slot, out_sim):
     for s in range(n_slots):
         if slot_key[s] < 0:
             continue
-        sim = sims[s]
+        sim = np.float64(sims[s])
         if n == k:  # quick reject against the current k-th best
             o = out_slot[k - 1]
             if sim < out_sim[k - 1] or (sim == out_sim[k - 1] and (
