@@ -1,0 +1,22 @@
+"""The workload registry: one module per workload, one line here per module.
+
+Each module defines ``WORKLOAD``, a :class:`workloads.base.Workload` whose
+``generate(params, seed)`` returns a validated trace.
+
+>>> get("clusters").params["topics"]
+10
+"""
+
+from simulator.errors import InputError
+from workloads import clusters, zipf_paging
+
+REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (clusters, zipf_paging)}
+
+
+def get(name: str):
+    """The registered workload called ``name``; an unknown name raises InputError."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise InputError(f"unknown workload '{name}'; valid workloads: "
+                         + ", ".join(REGISTRY)) from None

@@ -1,4 +1,8 @@
-"""First-in, first-out: always admit; evict the oldest admission."""
+"""First-in, first-out: always admit; evict the oldest admission.
+
+State is a ring of slots in admission order.  The ring index wraps by a compare rather than
+``%``: an int64 modulo costs more than the rest of a paging step.
+"""
 
 import numpy as np
 
@@ -12,22 +16,32 @@ def _init(ctx):
 
 
 @njit
+def _wrap(i, n):
+    return i - n if i >= n else i
+
+
+@njit
 def _on_insert(state, slot, key, t):
     ring, ptr = state
-    ring[(ptr[0] + ptr[1]) % ring.shape[0]] = slot
+    ring[_wrap(ptr[0] + ptr[1], ring.shape[0])] = slot
     ptr[1] += 1
 
 
 @njit
 def _on_evict(state, slot, key, t):
     ring, ptr = state
-    # FIFO itself only ever evicts the head; a foreign deletion is removed in place
     n = ring.shape[0]
-    for i in range(ptr[1]):
-        if ring[(ptr[0] + i) % n] == slot:
+    head = ptr[0]
+    if ring[head] == slot:  # FIFO's own eviction: always the head
+        ptr[0] = _wrap(head + 1, n)
+        ptr[1] -= 1
+        return
+    # a foreign deletion is removed in place, shifting older entries one step later
+    for i in range(1, ptr[1]):
+        if ring[_wrap(head + i, n)] == slot:
             for j in range(i, 0, -1):
-                ring[(ptr[0] + j) % n] = ring[(ptr[0] + j - 1) % n]
-            ptr[0] = (ptr[0] + 1) % n
+                ring[_wrap(head + j, n)] = ring[_wrap(head + j - 1, n)]
+            ptr[0] = _wrap(head + 1, n)
             ptr[1] -= 1
             return
 
