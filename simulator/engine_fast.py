@@ -18,8 +18,12 @@ import numpy as np
 from simulator.config import njit
 from simulator.kernels import is_relevant, quality_of, retrieve
 
-_SOURCE_HASH = hashlib.sha1(b"".join(
-    p.read_bytes() for p in sorted(pathlib.Path(__file__).parent.rglob("*.py")))).hexdigest()[:10]
+_HERE = pathlib.Path(__file__).parent
+# Everything a compiled loop can contain: the loop, its kernels, the flags, the random
+# stream and the policies.  Editing the CLI or the runner keeps the cache.
+_COMPILED_SOURCES = [_HERE / "engine_fast.py", _HERE / "kernels.py", _HERE / "config.py",
+                     _HERE / "rng.py", *sorted((_HERE / "policies").glob("*.py"))]
+_SOURCE_HASH = hashlib.sha1(b"".join(p.read_bytes() for p in _COMPILED_SOURCES)).hexdigest()[:10]
 _KERNELS: dict = {}
 _HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "on_rearrival",
           "delete")
@@ -117,6 +121,8 @@ def _paging(requests, n_keys, capacity, state, out_hit):
     cache = (slot_key, slot_vec, slot_adm, counts)
     x = np.zeros(0, np.float32)
     hits = 0
+    admissions = 0
+    evictions = 0
     for t in range(T):
         key = requests[t]
         s = key_slot[key]
@@ -135,14 +141,16 @@ def _paging(requests, n_keys, capacity, state, out_hit):
             if v < 0 or v >= capacity or slot_key[v] < 0:
                 raise RuntimeError("policy chose a victim slot that is not occupied")
             _remove(v, t, state, slot_key, key_slot, free, counts)
+            evictions += 1
         counts[2] -= 1
         s = free[counts[2]]
         slot_key[s] = key
         slot_adm[s] = t
         key_slot[key] = s
         counts[0] += 1
+        admissions += 1
         _on_insert(state, s, key, t)  # noqa: F821
-    return hits
+    return hits, admissions, evictions
 
 
 def kernel_for(policy, mode: str):

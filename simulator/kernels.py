@@ -48,12 +48,17 @@ def _normalize_rows(x, out):
         for j in range(x.shape[1]):
             acc += np.float64(x[i, j]) * np.float64(x[i, j])
         n = np.sqrt(acc)
+        if abs(n - 1.0) <= 1e-6:
+            n = 1.0  # already unit up to float32 rounding: keep it, so loading is idempotent
         for j in range(x.shape[1]):
             out[i, j] = np.float32(np.float64(x[i, j]) / n)
 
 
 def normalize_rows(x):
     """L2-normalise each row (float64 norm in index order, float32 result).
+
+    Rows whose norm is already within 1e-6 of 1 are left as they are, so normalising a
+    saved trace again changes nothing.
 
     Examples
     --------

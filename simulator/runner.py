@@ -28,6 +28,8 @@ from simulator.policies.base import Context
 from simulator.kernels import QUALITY_CODES
 from simulator.trace import PagingTrace, Trace
 
+ENGINES = ("fast",)
+
 
 @dataclasses.dataclass
 class RunResult:
@@ -35,7 +37,8 @@ class RunResult:
 
     Per-step arrays (semantic mode): ``loss``, ``hit``, ``precision``, ``quality``;
     ``admitted``/``evicted``/``deleted`` hold the item key (or -1) and ``size`` the cache
-    size after step t.  Paging mode fills ``hit`` only.
+    size after step t.  Paging mode fills ``hit`` and the ``admissions``/``evictions``
+    counters only (a 10⁷-request run keeps one byte per request).
     """
 
     config: dict
@@ -49,6 +52,8 @@ class RunResult:
     deleted: np.ndarray | None = None
     size: np.ndarray | None = None
     scored: np.ndarray | None = None
+    admissions: int = 0
+    evictions: int = 0
 
     def summary(self) -> dict:
         """The SPEC §7 run record (plain Python types, ready for JSON)."""
@@ -58,9 +63,14 @@ class RunResult:
                    params=c["params"], engine=c["engine"], mode=c["mode"],
                    steps=int(self.hit.shape[0]))
         if c["mode"] == "paging":
+            # every request is scored; quality is the hit, a miss costs 1
             hits = int(self.hit.sum())
-            out.update(scored_steps=out["steps"], hits=hits,
-                       hit_rate=hits / max(out["steps"], 1), elapsed_s=self.elapsed_s)
+            n = out["steps"]
+            mods = self.admissions  # a paging step changes S only by admitting
+            out.update(scored_steps=n, hits=hits, hit_rate=hits / n, mean_precision=hits / n,
+                       mean_quality=hits / n, miss_cost=float(n - hits), modifications=mods,
+                       admissions=mods, evictions=self.evictions,
+                       cost=float(n - hits) + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
             return out
         sc = self.scored
         n = int(sc.sum())
@@ -85,8 +95,8 @@ def check_options(capacity, top_k, switch_cost, quality):
         raise InputError(f"--capacity must be an integer >= 1, got {capacity!r}")
     if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
         raise InputError(f"--top-k must be an integer >= 1, got {top_k!r}")
-    if not isinstance(switch_cost, (int, float)) or not math.isfinite(switch_cost) \
-            or switch_cost < 0:
+    if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float, np.number)) \
+            or not math.isfinite(switch_cost) or switch_cost < 0:
         raise InputError(f"--switch-cost must be a finite number >= 0, got {switch_cost!r}")
     if quality not in QUALITY_CODES:
         raise InputError(f"--quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}")
@@ -113,8 +123,8 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
         The engine to use.
     """
     check_options(capacity, top_k, switch_cost, quality)
-    if engine != "fast":
-        raise InputError(f"--engine must be 'fast', got {engine!r}")
+    if engine not in ENGINES:
+        raise InputError(f"--engine must be one of: {', '.join(ENGINES)}; got {engine!r}")
     pol = policies.get(policy)
     prm = pol.resolve_params(params)
     paging = isinstance(trace, PagingTrace)
@@ -174,6 +184,7 @@ def _run_paging(trace, pol, kernel, capacity, prm, seed, config):
     state = pol.init(ctx)
     hit = np.zeros(trace.steps, np.int8)
     t0 = time.perf_counter()
-    kernel(trace.requests, n_keys, capacity, state, hit)
+    _, admissions, evictions = kernel(trace.requests, n_keys, capacity, state, hit)
     elapsed = time.perf_counter() - t0
-    return RunResult(config=config, hit=hit, elapsed_s=elapsed)
+    return RunResult(config=config, hit=hit, elapsed_s=elapsed, admissions=int(admissions),
+                     evictions=int(evictions))

@@ -118,21 +118,27 @@ class PagingTrace:
 
 
 def _as_array(name, value, strict_dtype):
-    want = _DTYPES[name]
+    """``value`` as the SPEC dtype of array ``name``.
+
+    From files (``strict_dtype``) vectors must already be float32 and other arrays must
+    cast safely (e.g. int32 topics, float32 weights); from Python any numeric array of the
+    right kind is converted.
+    """
+    want = np.dtype(_DTYPES[name])
     try:
         arr = np.asarray(value)
     except ValueError:
         raise InputError(f"trace array '{name}' is ragged; give a rectangular array") from None
     if arr.dtype == object:
         raise InputError(f"trace array '{name}' is ragged or has dtype object; "
-                         f"give a rectangular {np.dtype(want).name} array")
-    kind = np.dtype(want).kind
-    ok = {"f": "f", "i": "iu", "b": "b"}[kind]
+                         f"give a rectangular {want.name} array")
     if strict_dtype:
-        ok = {"f": "f", "i": "i", "b": "b"}[kind]
-    if arr.dtype.kind not in ok and not (kind == "f" and arr.dtype.kind in "iu" and not strict_dtype):
-        raise InputError(f"trace array '{name}' has dtype {arr.dtype}; expected "
-                         f"{np.dtype(want).name}")
+        ok = arr.dtype == want if want == np.float32 else np.can_cast(arr.dtype, want, "safe")
+    else:
+        ok = arr.dtype.kind in {"f": "fiu", "i": "iu", "b": "b"}[want.kind]
+    if not ok:
+        raise InputError(f"trace array '{name}' has dtype {arr.dtype}; expected {want.name} "
+                         f"(convert with .astype(np.{want.name}))")
     return np.ascontiguousarray(arr, dtype=want)
 
 
@@ -150,8 +156,9 @@ def _validate(raw: dict, meta: dict, strict_dtype: bool):
         if len(a) > 1:
             raise InputError("trace mixes 'requests' (paging) with semantic arrays; use one kind")
         req = a["requests"]
-        if req.ndim != 1:
-            raise InputError(f"trace array 'requests' must be 1-D, got shape {req.shape}")
+        if req.ndim != 1 or req.size == 0:
+            raise InputError(f"trace array 'requests' must be 1-D and non-empty, got shape "
+                             f"{req.shape}")
         if req.size and req.min() < 0:
             raise InputError(f"trace array 'requests' has a negative id at index "
                              f"{_first_bad(req < 0)}; ids must be >= 0")
@@ -241,11 +248,22 @@ def load(path) -> Trace | PagingTrace:
     if not os.path.exists(path):
         raise InputError(f"trace file '{path}' does not exist; check --trace")
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            raw = {k: npz[k] for k in npz.files}
+        npz = np.load(path, allow_pickle=False)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise InputError(f"trace file '{path}' is not a readable .npz ({type(exc).__name__}); "
                          "write it with numpy.savez or 'semcache workload make'") from None
+    if not isinstance(npz, np.lib.npyio.NpzFile):
+        raise InputError(f"trace file '{path}' is a single array (.npy), not an .npz of named "
+                         "arrays; write it with numpy.savez(queries=..., items=...)")
+    raw = {}
+    with npz:
+        for name in npz.files:
+            try:
+                raw[name] = npz[name]
+            except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
+                raise InputError(f"trace file '{path}': array '{name}' cannot be read "
+                                 f"({type(exc).__name__}: object arrays and damaged members "
+                                 "are refused)") from None
     return _validate(raw, {"source": path}, strict_dtype=True)
 
 
@@ -259,6 +277,9 @@ def save(trace: Trace | PagingTrace, path) -> None:
     os.close(fd)
     try:
         np.savez(tmp, **arrays)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for secrets, not traces
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -1,0 +1,26 @@
+# From a fresh clone: `make demo` or `make test`; the first target builds the venv.
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+
+.PHONY: test demo bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+	$(BIN)/python -m pip install -e '.[test]'
+	touch $@
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest
+
+demo: $(VENV)/.installed
+	$(BIN)/semcache run --workload clusters --param steps=5000 --capacity 20 --top-k 3
+
+bench: $(VENV)/.installed
+	$(BIN)/semcache bench
+
+# Build and cache files only; the venv stays (remove it by hand to start over).
+clean:
+	rm -rf build .pytest_cache .hypothesis .benchmarks *.egg-info
+	find simulator workloads theory tests -name __pycache__ -type d -prune -exec rm -rf {} +

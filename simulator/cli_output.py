@@ -1,0 +1,129 @@
+"""Output of the ``semcache`` command: JSON documents, rich tables, atomic file writes.
+
+Everything the command prints on stdout goes through here, so ``--json`` can promise one
+JSON object and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+
+from simulator.errors import InputError
+
+
+def to_json(doc: dict) -> str:
+    """The text of one JSON document (NaN and inf are bugs here, so they raise)."""
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def check_writable(path: str, option: str = "--out") -> None:
+    """Fail before any work when ``path`` cannot be written (missing folder, a directory)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"{option} '{path}' is a directory; give a file name")
+    if not os.path.isdir(folder):
+        raise InputError(f"{option} '{path}': folder '{folder}' does not exist")
+
+
+def write_atomic(path: str, text: str, option: str = "--out") -> None:
+    """Write ``text`` to a temporary file beside ``path`` and rename it into place.
+
+    A failure leaves an existing ``path`` untouched.  The file gets the usual
+    ``0o666 & ~umask`` mode rather than the private mode of a temporary file.
+    """
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".semcache-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise InputError(f"cannot write {option} '{path}': {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except OSError as exc:
+        raise InputError(f"cannot write {option} '{path}': {exc.strerror}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def emit_json(doc: dict) -> None:
+    sys.stdout.write(to_json(doc))
+    sys.stdout.flush()
+
+
+def _console():
+    from rich.console import Console  # rich is only needed for human-readable output
+
+    return Console(file=sys.stdout)
+
+
+def _table(title, columns):
+    from rich.table import Table
+
+    table = Table(title=title)
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
+    return table
+
+
+def _fmt(value, spec):
+    return "—" if value is None else format(value, spec)
+
+
+def describe_source(source: dict) -> str:
+    """One line naming the workload (or trace file) of a run."""
+    where = (f"workload {source['name']} (seed {source['seed']})" if "name" in source
+             else f"trace {source['trace']}")
+    size = f"{source['steps']} steps"
+    if source.get("dim") is not None:
+        size += f", d = {source['dim']}"
+    return f"{where}: {source['mode']} mode, {size}"
+
+
+def print_runs(doc: dict) -> None:
+    """The readable form of ``semcache run``: one table row per policy."""
+    runs = doc["runs"]
+    first = runs[0]
+    bounded = [r["capacity"] for r in runs if r["capacity"] is not None]
+    title = f"{describe_source(doc['workload'])}\nK = {bounded[0] if bounded else '∞'}"
+    if first["mode"] == "semantic":
+        title += (f", k = {first['top_k']}, λ = {first['switch_cost']:g}, "
+                  f"quality = {first['quality']}")
+    table = _table(title, [("policy", "left"), ("hit rate", "right"),
+                           ("mean precision", "right"), ("modifications", "right"),
+                           ("cost", "right"), ("elapsed", "right")])
+    for r in runs:
+        table.add_row(r["policy"], _fmt(r["hit_rate"], ".4f"),
+                      _fmt(r.get("mean_precision"), ".4f"), _fmt(r.get("modifications"), "d"),
+                      _fmt(r.get("cost"), ".2f"), f"{r['elapsed_s'] * 1e3:.2f} ms")
+    _console().print(table)
+
+
+def print_workloads(rows: list) -> None:
+    table = _table("workloads", [("name", "left"), ("summary", "left"), ("parameters", "left")])
+    for w in rows:
+        table.add_row(w["name"], w["summary"],
+                      ", ".join(f"{k}={v}" for k, v in w["params"].items()))
+    _console().print(table)
+
+
+def print_benchmarks(rows: list) -> None:
+    table = _table("semcache bench (requests per second)",
+                   [("benchmark", "left"), ("semcache", "right"), ("baseline", "right"),
+                    ("ratio", "right"), ("same hits", "left")])
+    for r in rows:
+        table.add_row(str(r["name"]), _fmt(r.get("ours_req_per_s"), ",.0f"),
+                      _fmt(r.get("baseline_req_per_s"), ",.0f"), _fmt(r.get("ratio"), ".2f"),
+                      str(r.get("hits_equal")))
+    _console().print(table)
+
+
+def print_line(text: str) -> None:
+    sys.stdout.write(text + "\n")

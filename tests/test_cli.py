@@ -1,0 +1,277 @@
+"""The ``semcache`` command line: the SPEC §7 JSON contract, tables, files, determinism."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+import types
+
+import pytest
+
+import simulator
+from simulator import policies
+from simulator.cli import main
+
+SMALL = ["--workload", "clusters", "--param", "steps=400", "--param", "dim=32",
+         "--capacity", "6", "--top-k", "2", "--switch-cost", "0.5"]
+
+INT_KEYS = ("top_k", "seed", "steps", "scored_steps", "hits", "modifications", "admissions",
+            "evictions")
+FLOAT_KEYS = ("switch_cost", "hit_rate", "mean_precision", "mean_quality", "cost", "elapsed_s")
+STR_KEYS = ("policy", "quality")
+
+
+def _policies(mode):
+    return [name for name, pol in policies.REGISTRY.items() if mode in pol.modes]
+
+
+def _run(capsys, argv):
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert captured.err == "", captured.err
+    assert code == 0
+    return captured.out
+
+
+def _json(capsys, argv):
+    return json.loads(_run(capsys, argv + ["--json"]))
+
+
+def _without_elapsed(doc):
+    doc = json.loads(json.dumps(doc))
+    for run in doc["runs"]:
+        run.pop("elapsed_s")
+    return doc
+
+
+def _subprocess(argv, env=None, cwd=None):
+    proc = subprocess.run([sys.executable, "-m", "simulator.cli", *argv], capture_output=True,
+                          text=True, env=env, cwd=cwd, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def small_doc():
+    """One `run --json` over every semantic policy (computed once for this module)."""
+    out = []
+
+    class _Capture:
+        def write(self, text):
+            out.append(text)
+
+        def flush(self):
+            pass
+
+    saved, sys.stdout = sys.stdout, _Capture()
+    try:
+        assert main(["run", *SMALL, "--json"]) == 0
+    finally:
+        sys.stdout = saved
+    return json.loads("".join(out))
+
+
+def test_json_has_every_spec_key_with_its_type(small_doc):
+    assert set(small_doc) == {"workload", "runs"}
+    for run in small_doc["runs"]:
+        for key in INT_KEYS:
+            assert type(run[key]) is int, (run["policy"], key)
+        for key in FLOAT_KEYS:
+            assert type(run[key]) is float, (run["policy"], key)
+        for key in STR_KEYS:
+            assert type(run[key]) is str, (run["policy"], key)
+        bounded = not policies.get(run["policy"]).unbounded
+        assert (type(run["capacity"]) is int) if bounded else run["capacity"] is None
+        assert run["top_k"] == 2 and run["switch_cost"] == 0.5 and run["quality"] == "hit"
+        assert run["steps"] == run["scored_steps"] == 400
+        assert 0 <= run["hit_rate"] <= 1 and run["hits"] == round(run["hit_rate"] * 400)
+        assert run["modifications"] <= run["steps"]
+        assert run["cost"] >= 0.5 * run["modifications"]
+        assert run["elapsed_s"] >= 0
+
+
+def test_json_workload_record(small_doc):
+    w = small_doc["workload"]
+    assert w["name"] == "clusters" and w["seed"] == 0 and w["mode"] == "semantic"
+    assert w["steps"] == 400 and w["dim"] == 32
+    assert w["params"]["steps"] == 400 and w["params"]["topics"] == 10  # defaults filled in
+
+
+def test_one_run_per_semantic_policy_by_default(small_doc):
+    assert [r["policy"] for r in small_doc["runs"]] == _policies("semantic")
+
+
+def test_policy_option_selects_and_orders(capsys):
+    doc = _json(capsys, ["run", *SMALL, "--policy", "lru,fifo"])
+    assert [r["policy"] for r in doc["runs"]] == ["lru", "fifo"]
+
+
+def test_paging_runs_every_paging_policy(capsys):
+    doc = _json(capsys, ["run", "--workload", "zipf_paging", "--param", "steps=3000",
+                         "--param", "objects=200", "--paging", "--capacity", "20"])
+    assert doc["workload"]["mode"] == "paging" and doc["workload"]["steps"] == 3000
+    assert [r["policy"] for r in doc["runs"]] == _policies("paging")
+    for run in doc["runs"]:
+        assert run["mode"] == "paging" and run["capacity"] == 20
+        assert type(run["hits"]) is int and 0 < run["hits"] < 3000
+
+
+def test_out_writes_the_printed_json(capsys, tmp_path):
+    path = tmp_path / "result.json"
+    text = _run(capsys, ["run", *SMALL, "--policy", "fifo,lru", "--json", "--out", str(path)])
+    assert path.read_text() == text
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json"]
+
+
+def test_out_without_json_prints_a_table_and_writes_json(capsys, tmp_path):
+    path = tmp_path / "result.json"
+    text = _run(capsys, ["run", *SMALL, "--policy", "fifo", "--out", str(path)])
+    assert "hit rate" in text
+    assert json.loads(path.read_text())["runs"][0]["policy"] == "fifo"
+
+
+def test_without_json_prints_a_table(capsys):
+    text = _run(capsys, ["run", *SMALL])
+    for header in ("policy", "hit rate", "mean precision", "modifications", "cost", "elapsed"):
+        assert header in text
+    for name in _policies("semantic"):
+        assert f" {name} " in text
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+
+
+def test_workload_make_then_run_trace_matches_run_workload(capsys, tmp_path):
+    path = tmp_path / "clusters.npz"
+    params = ["--param", "steps=500", "--param", "zipf=0.8"]
+    made = _json(capsys, ["workload", "make", "clusters", "--out", str(path), "--seed", "5",
+                          *params])
+    assert made["written"] == str(path) and path.exists()
+    options = ["--capacity", "8", "--top-k", "3", "--seed", "5", "--quality", "precision"]
+    from_file = _json(capsys, ["run", "--trace", str(path), *options])
+    direct = _json(capsys, ["run", "--workload", "clusters", *params, *options])
+    assert from_file["workload"]["trace"] == str(path)
+    assert _without_elapsed(from_file)["runs"] == _without_elapsed(direct)["runs"]
+
+
+def test_paging_trace_file_is_detected(capsys, tmp_path):
+    path = tmp_path / "paging.npz"
+    _run(capsys, ["workload", "make", "zipf_paging", "--out", str(path), "--param",
+                  "steps=2000", "--param", "objects=50"])
+    doc = _json(capsys, ["run", "--trace", str(path), "--policy", "lru"])
+    assert doc["workload"]["mode"] == "paging" and doc["runs"][0]["mode"] == "paging"
+
+
+def test_same_seed_twice_gives_identical_json(capsys, small_doc):
+    again = _json(capsys, ["run", *SMALL])
+    assert _without_elapsed(again) == _without_elapsed(small_doc)
+
+
+def test_other_seed_gives_another_workload(capsys, small_doc):
+    other = _json(capsys, ["run", *SMALL, "--seed", "1"])
+    assert other["workload"]["seed"] == 1
+    assert _without_elapsed(other)["runs"] != _without_elapsed(small_doc)["runs"]
+
+
+def test_separate_processes_give_identical_json(tmp_path, small_doc):
+    first = _subprocess(["run", *SMALL, "--json"], cwd=tmp_path)
+    second = _subprocess(["run", *SMALL, "--json"], cwd=tmp_path)
+    assert _without_elapsed(first) == _without_elapsed(second) == _without_elapsed(small_doc)
+
+
+def _source_stamp():
+    root = pathlib.Path(simulator.__file__).parent
+    return sorted((str(p), p.stat().st_mtime_ns) for p in root.rglob("*.py"))
+
+
+def test_second_process_loads_compiled_kernels_from_disk(tmp_path):
+    """cache=True works: a fresh process reloads every kernel instead of compiling it.
+
+    The wall time is printed for the record (``pytest -s``) and deliberately not asserted.
+    """
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba-cache"),
+               SEMCACHE_REPORT_CACHE="1")
+    argv = ["run", "--workload", "clusters", "--param", "steps=10000", "--json"]
+    before = _source_stamp()
+    cold = _subprocess(argv, env=env, cwd=tmp_path)
+    assert not any(r["compiled_from_cache"] for r in cold["runs"])
+    start = time.perf_counter()
+    warm = _subprocess(argv, env=env, cwd=tmp_path)
+    wall = time.perf_counter() - start
+    if _source_stamp() != before:  # kernels are keyed by a hash of the sources
+        pytest.skip("simulator sources changed while the test ran")
+    print(f"\nsecond `semcache run` ({len(warm['runs'])} policies, 10^4 steps), "
+          f"kernels from disk cache: {wall:.2f} s wall")
+    assert [r["policy"] for r in warm["runs"]] == _policies("semantic")
+    assert all(r.pop("compiled_from_cache") for r in warm["runs"]), warm["runs"]
+    for r in cold["runs"]:
+        r.pop("compiled_from_cache")
+    assert _without_elapsed(warm) == _without_elapsed(cold)
+
+
+def test_cache_report_is_off_by_default(small_doc):
+    assert all("compiled_from_cache" not in r for r in small_doc["runs"])
+
+
+def test_workload_list(capsys):
+    import workloads
+
+    doc = _json(capsys, ["workload", "list"])
+    assert [w["name"] for w in doc["workloads"]] == list(workloads.REGISTRY)
+    assert doc["workloads"][0]["params"] == workloads.get(doc["workloads"][0]["name"]).params
+    text = _run(capsys, ["workload", "list"])
+    for name in workloads.REGISTRY:
+        assert name in text
+
+
+def test_bench_prints_rows_from_simulator_bench(capsys, monkeypatch):
+    rows = [{"name": "lru/zipf", "ours_req_per_s": 2.0e7, "baseline_req_per_s": 1.0e7,
+             "ratio": 2.0, "hits_equal": True}]
+    calls = []
+
+    def run_all(quick=False):
+        calls.append(quick)
+        return rows
+
+    fake = types.ModuleType("simulator.bench")
+    fake.run_all = run_all
+    monkeypatch.setitem(sys.modules, "simulator.bench", fake)
+    monkeypatch.setattr(simulator, "bench", fake, raising=False)
+    assert _json(capsys, ["bench", "--quick"]) == {"benchmarks": rows}
+    text = _run(capsys, ["bench"])
+    assert "lru/zipf" in text and "2.00" in text
+    assert calls == [True, False]
+
+
+def test_help_exits_zero(capsys):
+    assert main(["--help"]) == 0
+    assert "run" in capsys.readouterr().out
+    assert main(["run", "--help"]) == 0
+    assert "--policy-param" in capsys.readouterr().out
+
+
+def test_readme_python_example_runs(capsys):
+    import re
+
+    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["fifo", "lru", "solar"]
+    assert all(0 <= float(line.split()[1]) <= 1 for line in lines)
+
+
+def test_ctrl_c_exits_130_without_traceback(capsys, monkeypatch):
+    from simulator import runner
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run", interrupted)
+    assert main(["run", *SMALL, "--policy", "fifo", "--json"]) == 130
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == "semcache: interrupted\n"

@@ -1,0 +1,44 @@
+"""Zipf paging requests: the classical independent-reference model, for cross-checks.
+
+Object ``i`` (rank ``i + 1``) is requested with probability ∝ 1 / (i + 1)^alpha,
+independently at every step.
+
+Examples
+--------
+>>> tr = WORKLOAD.generate({"steps": 1000, "objects": 50}, seed=0)
+>>> tr.steps, tr.n_keys <= 50
+(1000, True)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.trace import PagingTrace
+from workloads.base import Workload
+
+PARAMS = {"steps": 100000, "objects": 10000, "alpha": 0.9}
+
+
+def _check(p: dict) -> str | None:
+    for name in ("steps", "objects"):
+        if p[name] < 1:
+            return f"parameter '{name}' must be >= 1, got {p[name]}"
+    if p["alpha"] < 0:
+        return f"parameter 'alpha' must be >= 0, got {p['alpha']}"
+    return None
+
+
+def _make(p: dict, seed: int) -> PagingTrace:
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, p["objects"] + 1, dtype=np.float64) ** p["alpha"]
+    requests = rng.choice(p["objects"], size=p["steps"], p=weights / weights.sum())
+    return PagingTrace.from_requests(
+        requests.astype(np.int64),
+        meta={"workload": "zipf_paging", "params": dict(p), "seed": seed})
+
+
+WORKLOAD = Workload(
+    name="zipf_paging",
+    summary="paging requests with Zipf(alpha) popularity over a fixed set of objects",
+    make=_make, params=PARAMS, check_params=_check)
