@@ -5,10 +5,10 @@
 """
 
 from simulator.errors import InputError
-from simulator.policies import fifo, lru, solar, solar_a, solar_e, unlimited
+from simulator.policies import arc, belady, fifo, lfu, lru, solar, solar_a, solar_e, unlimited
 
 REGISTRY = {p.POLICY.name: p.POLICY for p in (
-    unlimited, fifo, lru, solar_e, solar_a, solar)}
+    unlimited, fifo, lru, lfu, arc, belady, solar_e, solar_a, solar)}
 
 
 def get(name: str):

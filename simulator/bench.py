@@ -1,0 +1,196 @@
+"""Measured speed against reference implementations (``semcache bench``).
+
+Two comparisons, each on one seeded trace that both sides process:
+
+* **paging**: our fast engine against libCacheSim 0.3.5's ``process_trace`` (C, reading the
+  same trace from an ``oracleGeneral`` binary file) for FIFO, LRU and ARC on a Zipf trace;
+* **semantic**: our FIFO engine against a plain numpy loop that does the same step with
+  ``vecs[:n] @ q`` and ``np.argpartition`` (written below, as a user would).
+
+Each side is timed best of three, ours after a warm-up run so that compilation is
+excluded (``RunResult.elapsed_s``); libCacheSim's time includes reading its trace file,
+which is how it is used.  Every row also says whether both sides counted the same hits:
+speed is only compared between runs that agree.
+
+Rows are ``{"name", "ours_req_per_s", "baseline_req_per_s", "ratio", "hits_equal"}`` plus
+the two hit counts and the trace size.
+
+Examples
+--------
+>>> rows = paging_benchmark(steps=2000, objects=200, capacity=20, policies=("lru",))
+>>> rows[0]["name"], rows[0]["hits_equal"]
+('paging-lru', True)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from simulator.errors import InputError
+from simulator.runner import run
+from simulator.trace import PagingTrace, Trace
+
+PAGING_POLICIES = ("fifo", "lru", "arc")
+# our policy name -> libCacheSim cache class
+LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady": "Belady"}
+REPEATS = 3
+_ORACLE_GENERAL = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"),
+                            ("next", "<i8")])
+
+
+def zipf_requests(steps, objects, alpha, seed):
+    """``steps`` ids in ``0 .. objects-1``; id i is drawn with probability ∝ 1/(i+1)^alpha."""
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
+    return rng.choice(objects, size=steps, p=weights / weights.sum()).astype(np.int64)
+
+
+def write_oracle_general(requests, path):
+    """Write ``requests`` as libCacheSim ``oracleGeneral`` records (24 bytes each).
+
+    Fields: time (the request index), id (+1, since 0 is not a valid id), size 1, and
+    the index of the next request for the same id (-1: none), which Belady reads.
+    """
+    requests = np.asarray(requests, np.int64)
+    n = requests.shape[0]
+    nxt = np.full(n, -1, np.int64)
+    order = np.argsort(requests, kind="stable")
+    same = requests[order[1:]] == requests[order[:-1]]
+    nxt[order[:-1][same]] = order[1:][same]
+    rec = np.empty(n, _ORACLE_GENERAL)
+    rec["time"] = np.arange(n)
+    rec["id"] = requests + 1
+    rec["size"] = 1
+    rec["next"] = nxt
+    rec.tofile(path)
+
+
+def _libcachesim():
+    try:
+        import libcachesim
+    except ImportError:
+        raise InputError("the paging benchmark needs libcachesim 0.3.5 "
+                         "(pip install 'semcache[test]')") from None
+    return libcachesim
+
+
+def libcachesim_run(path, policy, capacity, steps):
+    """(hits, seconds) of libCacheSim's ``policy`` over the oracleGeneral file ``path``."""
+    lcs = _libcachesim()
+    reader = lcs.TraceReader(path, lcs.TraceType.ORACLE_GENERAL_TRACE)
+    cache = getattr(lcs, LIBCACHESIM[policy])(capacity, hashpower=17)
+    t0 = time.perf_counter()
+    miss_ratio = cache.process_trace(reader)[0]
+    seconds = time.perf_counter() - t0
+    return round((1.0 - miss_ratio) * steps), seconds
+
+
+def _ours(trace, policy, **options):
+    """(hits, best seconds) of our engine; the first run compiles and is not timed."""
+    run(trace, policy, **options)
+    best, hits = float("inf"), None
+    for _ in range(REPEATS):
+        result = run(trace, policy, **options)
+        best = min(best, result.elapsed_s)
+        hits = int(result.summary()["hits"])
+    return hits, best
+
+
+def _row(name, steps, ours_hits, ours_s, base_hits, base_s):
+    ours_rate, base_rate = steps / ours_s, steps / base_s
+    return {"name": name, "ours_req_per_s": ours_rate, "baseline_req_per_s": base_rate,
+            "ratio": ours_rate / base_rate, "hits_equal": ours_hits == base_hits,
+            "ours_hits": ours_hits, "baseline_hits": base_hits, "steps": steps}
+
+
+def paging_benchmark(steps=1_000_000, objects=100_000, alpha=0.9, capacity=1000, seed=0,
+                     policies=PAGING_POLICIES) -> list[dict]:
+    """Our paging engine against libCacheSim's ``process_trace``, one row per policy.
+
+    The trace is ``steps`` Zipf(``alpha``) requests over ``objects`` ids (seeded); both
+    sides see the same requests, ours as a :class:`PagingTrace`, libCacheSim as an
+    oracleGeneral file in a temporary directory.
+    """
+    requests = zipf_requests(steps, objects, alpha, seed)
+    trace = PagingTrace.from_requests(requests)
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "trace.oracleGeneral")
+        write_oracle_general(requests, path)
+        for policy in policies:
+            ours_hits, ours_s = _ours(trace, policy, capacity=capacity)
+            base_hits, base_s = None, float("inf")
+            for _ in range(REPEATS):
+                base_hits, seconds = libcachesim_run(path, policy, capacity, steps)
+                base_s = min(base_s, seconds)
+            rows.append(_row(f"paging-{policy}", steps, ours_hits, ours_s, base_hits, base_s))
+    return rows
+
+
+def semantic_trace(steps, dim, seed, topics=50, noise=0.5):
+    """Gaussian topic clusters: queries and items are a topic centre plus noise."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(topics, dim))
+    qt = rng.integers(0, topics, steps)
+    it = rng.integers(0, topics, steps)
+    queries = centres[qt] + noise * rng.normal(size=(steps, dim))
+    items = centres[it] + noise * rng.normal(size=(steps, dim))
+    return Trace.from_arrays(queries=queries.astype(np.float32), items=items.astype(np.float32),
+                             query_topics=qt, item_topics=it)
+
+
+def numpy_fifo_hits(queries, items, query_topics, item_topics, capacity, top_k):
+    """The semantic step as a plain numpy loop: top-k cosine retrieval, then FIFO admission.
+
+    Vectors are unit norm, so a dot product is the cosine.  Returns the hit count.
+    """
+    vecs = np.empty((capacity, queries.shape[1]), np.float32)
+    topics = np.empty(capacity, np.int64)
+    n = 0
+    head = 0  # the oldest slot once the buffer is full
+    hits = 0
+    for t in range(queries.shape[0]):
+        if n > 0:
+            sims = vecs[:n] @ queries[t]
+            if n > top_k:
+                top = np.argpartition(sims, n - top_k)[n - top_k:]
+            else:
+                top = np.arange(n)
+            hits += bool((topics[top] == query_topics[t]).any())
+        if n < capacity:
+            slot = n
+            n += 1
+        else:
+            slot = head
+            head = head + 1 if head + 1 < capacity else 0
+        vecs[slot] = items[t]
+        topics[slot] = item_topics[t]
+    return hits
+
+
+def semantic_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0) -> dict:
+    """Our FIFO engine against :func:`numpy_fifo_hits` on the same Gaussian-cluster trace."""
+    trace = semantic_trace(steps, dim, seed)
+    ours_hits, ours_s = _ours(trace, "fifo", capacity=capacity, top_k=top_k)
+    args = (trace.queries, trace.items, trace.query_topics, trace.item_topics, capacity, top_k)
+    base_hits, base_s = None, float("inf")
+    for _ in range(REPEATS):
+        t0 = time.perf_counter()
+        base_hits = numpy_fifo_hits(*args)
+        base_s = min(base_s, time.perf_counter() - t0)
+    return _row("semantic-fifo", steps, ours_hits, ours_s, base_hits, base_s)
+
+
+def run_all(quick=False) -> list[dict]:
+    """Every benchmark row: paging FIFO, LRU and ARC, then semantic FIFO.
+
+    ``quick`` uses traces a tenth of the default size (a smoke test, not a measurement).
+    """
+    if quick:
+        return paging_benchmark(steps=100_000, objects=10_000, capacity=100) \
+            + [semantic_benchmark(steps=2000)]
+    return paging_benchmark() + [semantic_benchmark()]

@@ -1,0 +1,211 @@
+"""Adaptive Replacement Cache (Megiddo and Modha, FAST 2003): always admit.
+
+The cache is T1 (seen once since admission) and T2 (seen again), each in LRU order; the
+ghost lists B1 and B2 remember the keys recently evicted from T1 and T2, and the target
+size p of T1 adapts on ghost hits.
+
+Requests in semantic mode
+    A retrieval into R_t (``on_hit``) is a request hit for that item: T1 moves it to the
+    MRU end of T2, T2 to its MRU end.  A re-arrival of a cached item (``on_rearrival``)
+    counts as a hit the same way.  Every arriving item that is not cached is a request
+    miss.  It is a *ghost hit* only when its key is in B1 or B2, which can happen only
+    when a trace streams an evicted item again with ``item_keys``; a never-seen item is
+    never a ghost hit and enters T1.  A ghost hit adapts p and enters T2, as in paging.
+
+Paging mode is classic ARC, exactly as libCacheSim 0.3.5 implements it (``ARC.c``), so hit
+counts agree request for request:
+
+* p is a float: a B1 hit adds max(|B2|/|B1|, 1) (capped at c), a B2 hit subtracts
+  max(|B1|/|B2|, 1) (floored at 0), both ratios taken before the key leaves its ghost list;
+* REPLACE evicts the LRU of T1 into B1 iff |T1| >= 1 and (|T1| > p, or |T1| = p and the key
+  is a B2 hit), or T2 is empty; otherwise the LRU of T2 into B2;
+* a miss in all four lists (case IV): if |T1| + |B1| = c, drop the LRU of B1 and REPLACE,
+  or, when B1 is empty, evict the LRU of T1 without a ghost; otherwise, when
+  |T1| + |T2| + |B1| + |B2| = 2c, drop the LRU of B2 (if any), then REPLACE.
+
+Hooks: ``admit`` detects the ghost hit (it sees the arriving key first) and adapts p;
+``victim`` performs the ghost-list trimming and REPLACE's choice and remembers which ghost
+list the victim joins; ``on_evict`` puts the victim's key there.  Every hook is O(1).
+"""
+
+import numpy as np
+
+from simulator.config import njit
+from simulator.policies.base import Policy
+
+# Layout.  The four lists are circular doubly linked lists through a sentinel row
+# (sentinel.next = MRU end, sentinel.prev = LRU end) in one int64 table of
+# (prev, next, list, key) rows:
+#   rows 0 .. K-1              cached slots (list 1 = T1, 2 = T2)
+#   rows K, K+1                sentinels of T1 and T2
+#   rows K+2 .. 2K+2           ghost nodes (list 1 = B1, 2 = B2; unused ones form a
+#                              free list through `next`).  |B1| + |B2| <= K always: once
+#                              the cache is full a miss adds a ghost without dropping
+#                              one only while |T1| + |T2| + |B1| + |B2| < 2K
+#   rows 2K+3, 2K+4            sentinels of B1 and B2
+#   last three rows            counters (below)
+# A second int64 array holds the per-key state: a bitmap of the keys that are ghosts
+# (words 0 .. W-1) and then each key's ghost node (word W + key, valid while its bit is
+# set).  A miss tests one bit of a bitmap small enough to stay in cache, and reads the
+# node only on a ghost hit.
+#
+# The hooks hold at most one array in a local variable and index the others in place:
+# a local array that lives across a branch keeps a reference-count increment and
+# decrement per call, which once cost more than the whole ARC step.
+_PREV, _NEXT, _LIST, _KEY = 0, 1, 2, 3
+# counters, as (row, column) from the end of the table
+_W = (-3, 0)
+_T1, _T2, _B1, _B2 = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
+_ARRIVAL, _DEST, _FREE, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
+
+
+def _init(ctx):
+    k = ctx.capacity
+    pool = k + 1
+    table = np.zeros((2 * k + 8, 4), np.int64)
+    for head in (k, k + 1, k + 2 + pool, k + 3 + pool):
+        table[head, _PREV] = table[head, _NEXT] = head
+    table[k + 2:k + 2 + pool, _NEXT] = np.arange(k + 3, k + 3 + pool)  # free list
+    table[_FREE] = k + 2
+    table[_K] = k
+    words = (ctx.n_keys + 63) // 64
+    table[_W] = words
+    keys = np.zeros(words + ctx.n_keys, np.int64)
+    # p, the adaptive target size of T1 (a float, as in libCacheSim)
+    return (table, keys, np.zeros(1, np.float64))
+
+
+@njit
+def _unlink(table, i):
+    prv = table[i, _PREV]
+    nxt = table[i, _NEXT]
+    table[prv, _NEXT] = nxt
+    table[nxt, _PREV] = prv
+
+
+@njit
+def _push_mru(table, head, i, lst):
+    first = table[head, _NEXT]
+    table[i, _PREV] = head
+    table[i, _NEXT] = first
+    table[i, _LIST] = lst
+    table[first, _PREV] = i
+    table[head, _NEXT] = i
+
+
+@njit
+def _free_ghost(table, node):
+    _unlink(table, node)
+    table[node, _NEXT] = table[_FREE]
+    table[_FREE] = node
+
+
+@njit
+def _to_t2(table, slot):
+    if table[slot, _LIST] == 1:
+        table[_T1] -= 1
+        table[_T2] += 1
+    _unlink(table, slot)
+    _push_mru(table, table[_K] + 1, slot, 2)
+
+
+@njit
+def _on_hit(state, slot, t, relevant):
+    _to_t2(state[0], slot)
+
+
+@njit
+def _on_rearrival(state, slot, t):
+    _to_t2(state[0], slot)
+
+
+@njit
+def _admit(state, t, key, x, cache):
+    table = state[0]
+    g = 0
+    node = -1
+    if (state[1][key >> 6] >> (key & 63)) & 1:
+        node = state[1][table[_W] + key]
+        g = table[node, _LIST]
+    # p is read and written on the straight-line path (see the layout note)
+    p = state[2][0]
+    b1 = table[_B1]
+    b2 = table[_B2]
+    if g == 1:  # case II: towards a larger T1; the ratio uses |B1| before the key leaves
+        p = min(p + max(b2 / b1, 1.0), table[_K])
+        b1 -= 1
+    elif g == 2:  # case III: towards a larger T2
+        p = max(p - max(b1 / b2, 1.0), 0.0)
+        b2 -= 1
+    if g != 0:
+        _free_ghost(table, node)
+        state[1][key >> 6] &= ~(1 << (key & 63))
+    state[2][0] = p
+    table[_B1] = b1
+    table[_B2] = b2
+    table[_ARRIVAL] = g
+    return True
+
+
+@njit
+def _victim(state, t, key, x, cache):
+    table = state[0]
+    k = table[_K]
+    b1_head = 2 * k + 3
+    g = table[_ARRIVAL]
+    if g == 0:  # case IV: a miss in all four lists
+        drop = -1
+        if table[_T1] + table[_B1] >= k:
+            if table[_B1] == 0:  # T1 holds the whole cache: evict without a ghost
+                table[_DEST] = 0
+                return table[k, _PREV]
+            drop = table[b1_head, _PREV]
+            table[_B1] -= 1
+        elif (table[_T1] + table[_T2] + table[_B1] + table[_B2] >= 2 * k
+              and table[_B2] > 0):
+            drop = table[b1_head + 1, _PREV]
+            table[_B2] -= 1
+        if drop >= 0:
+            old = table[drop, _KEY]
+            state[1][old >> 6] &= ~(1 << (old & 63))
+            _free_ghost(table, drop)
+    # REPLACE
+    t1 = table[_T1]
+    p = state[2][0]
+    if (t1 > 0 and (t1 > p or (t1 == p and g == 2))) or table[_T2] == 0:
+        table[_DEST] = 1
+        return table[k, _PREV]
+    table[_DEST] = 2
+    return table[k + 1, _PREV]
+
+
+@njit
+def _on_evict(state, slot, key, t):
+    table = state[0]
+    lst = table[slot, _LIST]
+    table[_T1 if lst == 1 else _T2] -= 1
+    _unlink(table, slot)
+    dest = table[_DEST]
+    table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
+    if dest != 0:
+        node = table[_FREE]
+        table[_FREE] = table[node, _NEXT]
+        table[node, _KEY] = key
+        table[_B1 if dest == 1 else _B2] += 1
+        _push_mru(table, 2 * table[_K] + 2 + dest, node, dest)
+        state[1][key >> 6] |= 1 << (key & 63)
+        state[1][table[_W] + key] = node
+
+
+@njit
+def _on_insert(state, slot, key, t):
+    table = state[0]
+    lst = 2 if table[_ARRIVAL] != 0 else 1  # a ghost hit enters T2
+    table[_ARRIVAL] = 0
+    table[_T1 if lst == 1 else _T2] += 1
+    _push_mru(table, table[_K] + lst - 1, slot, lst)
+
+
+POLICY = Policy(name="arc", summary="always admit; adaptive replacement cache (ARC)",
+                init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
+                admit=_admit, on_insert=_on_insert, on_evict=_on_evict)
