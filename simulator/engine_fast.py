@@ -29,14 +29,16 @@ _HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "
           "delete")
 
 
-def _remove(s, t, state, slot_key, key_slot, free, counts):
-    """Shared by eviction and deletion: free slot ``s`` and tell the policy."""
+def _remove(s, t, state, slot_key, key_slot, counts):
+    """Shared by eviction and deletion: empty slot ``s`` and tell the policy.
+
+    The caller either refills the slot at once (an eviction for an admission: the same
+    slot a LIFO free stack would hand out next) or pushes it on the free stack.
+    """
     key = slot_key[s]
     _on_evict(state, s, key, t)  # noqa: F821  (bound per policy by kernel_for)
     key_slot[key] = -1
     slot_key[s] = -1
-    free[counts[2]] = s
-    counts[2] += 1
     counts[0] -= 1
     return key
 
@@ -87,9 +89,11 @@ def _semantic(queries, items, qtopic, itopic, weights, keys, ev_ptr, ev_idx, has
                 v = _victim(state, t, key, items[t], cache)  # noqa: F821
                 if v < 0 or v >= n_slots or slot_key[v] < 0:
                     raise RuntimeError("policy chose a victim slot that is not occupied")
-                out_evi[t] = _remove(v, t, state, slot_key, key_slot, free, counts)
-            counts[2] -= 1
-            s = free[counts[2]]
+                out_evi[t] = _remove(v, t, state, slot_key, key_slot, counts)
+                s = v
+            else:
+                counts[2] -= 1
+                s = free[counts[2]]
             if s >= hwm:
                 hwm = s + 1
             slot_key[s] = key
@@ -104,7 +108,9 @@ def _semantic(queries, items, qtopic, itopic, weights, keys, ev_ptr, ev_idx, has
         if dl >= 0:
             if dl >= n_slots or slot_key[dl] < 0:
                 raise RuntimeError("policy chose to delete a slot that is not occupied")
-            out_del[t] = _remove(dl, t, state, slot_key, key_slot, free, counts)
+            out_del[t] = _remove(dl, t, state, slot_key, key_slot, counts)
+            free[counts[2]] = dl
+            counts[2] += 1
         out_size[t] = counts[0]
 
 
@@ -113,7 +119,7 @@ def _paging(requests, n_keys, capacity, state, out_hit):
     slot_key = np.full(capacity, -1, np.int64)
     slot_vec = np.zeros((0, capacity), np.float32)
     slot_adm = np.zeros(capacity, np.int64)
-    key_slot = np.full(n_keys, -1, np.int64)
+    key_slot = np.full(n_keys, -1, np.int32)  # half the bytes: more of it stays in cache
     free = np.arange(capacity - 1, -1, -1).astype(np.int64)
     counts = np.zeros(3, np.int64)
     counts[1] = capacity
@@ -140,10 +146,12 @@ def _paging(requests, n_keys, capacity, state, out_hit):
             v = _victim(state, t, key, x, cache)  # noqa: F821
             if v < 0 or v >= capacity or slot_key[v] < 0:
                 raise RuntimeError("policy chose a victim slot that is not occupied")
-            _remove(v, t, state, slot_key, key_slot, free, counts)
+            _remove(v, t, state, slot_key, key_slot, counts)
             evictions += 1
-        counts[2] -= 1
-        s = free[counts[2]]
+            s = v
+        else:
+            counts[2] -= 1
+            s = free[counts[2]]
         slot_key[s] = key
         slot_adm[s] = t
         key_slot[key] = s

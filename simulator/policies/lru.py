@@ -12,50 +12,43 @@ from simulator.policies.base import Policy
 
 
 def _init(ctx):
-    # prev/next per slot, plus a sentinel node at index `capacity`
-    nodes = np.full((ctx.capacity + 1, 2), -1, np.int64)
-    nodes[ctx.capacity] = ctx.capacity
-    return (nodes,)
+    # prev / next per slot; index `capacity` is the sentinel (next = MRU, prev = LRU)
+    head = ctx.capacity
+    prev = np.full(ctx.capacity + 1, head, np.int32)
+    nxt = np.full(ctx.capacity + 1, head, np.int32)
+    return (prev, nxt)
 
 
-@njit
-def _unlink(nodes, s):
-    p, n = nodes[s, 0], nodes[s, 1]
-    nodes[p, 1] = n
-    nodes[n, 0] = p
-
-
-@njit
-def _push_front(nodes, s):
-    head = nodes.shape[0] - 1
-    first = nodes[head, 1]
-    nodes[s, 0] = head
-    nodes[s, 1] = first
-    nodes[first, 0] = s
-    nodes[head, 1] = s
-
-
+# Hooks index ``state[i]`` in place: holding an array in a local across calls costs
+# reference counting on every request (see fifo.py).
 @njit
 def _on_hit(state, slot, t, relevant):
-    nodes = state[0]
-    _unlink(nodes, slot)
-    _push_front(nodes, slot)
+    p, n = state[0][slot], state[1][slot]  # unlink
+    state[1][p] = n
+    state[0][n] = p
+    _on_insert(state, slot, -1, t)
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    _push_front(state[0], slot)
+    head = state[0].shape[0] - 1  # push at the MRU end
+    first = state[1][head]
+    state[0][slot] = head
+    state[1][slot] = first
+    state[0][first] = slot
+    state[1][head] = slot
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    _unlink(state[0], slot)
+    p, n = state[0][slot], state[1][slot]
+    state[1][p] = n
+    state[0][n] = p
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    nodes = state[0]
-    return nodes[nodes.shape[0] - 1, 0]
+    return state[0][state[0].shape[0] - 1]
 
 
 POLICY = Policy(name="lru", summary="always admit; evict the least recently retrieved item",
