@@ -175,5 +175,6 @@ def kernel_for(policy, mode: str):
         body = _semantic if mode == "semantic" else _paging
         fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
         fn.__qualname__ = fn.__name__
-        _KERNELS[cache_key] = njit(fn)
+        # the only disk-cached functions that call into other files: the salt covers them
+        _KERNELS[cache_key] = njit(fn, cache=True)
     return _KERNELS[cache_key]

@@ -49,7 +49,7 @@ def similarities(q, vec_t, n, out):
             out[s] += qj * row[s]
 
 
-@njit
+@njit(cache=True)  # self-contained: safe to cache on its own
 def _normalize_rows(x, out):
     for i in range(x.shape[0]):
         acc = 0.0

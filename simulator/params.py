@@ -30,6 +30,8 @@ def resolve(kind: str, name: str, defaults: dict, given: dict | None) -> dict:
 
 
 def _coerce(what: str, default, value):
+    if value is None and default is None:
+        return None
     if isinstance(default, str):
         return str(value)
     if isinstance(value, str) and value.strip().lower() in ("none", ""):

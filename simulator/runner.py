@@ -56,7 +56,13 @@ class RunResult:
     evictions: int = 0
 
     def summary(self) -> dict:
-        """The SPEC §7 run record (plain Python types, ready for JSON)."""
+        """The SPEC §7 run record (plain Python types, ready for JSON).
+
+        Rates and ``miss_cost`` = Σ ℓ_t are taken over the scored steps; ``modifications``
+        N counts every step at which the cache changed, warm-up included (building the
+        memory costs switches even when its answers are not graded), and
+        ``cost = miss_cost + λ·N``.  With every step scored this is SPEC §1's cost exactly.
+        """
         c = self.config
         out = dict(policy=c["policy"], capacity=c["capacity"], top_k=c["top_k"],
                    switch_cost=c["switch_cost"], quality=c["quality"], seed=c["seed"],
@@ -178,7 +184,7 @@ def _run_semantic(trace, pol, kernel, capacity, k, lam, qcode, prm, seed, config
 
 def _run_paging(trace, pol, kernel, capacity, prm, seed, config):
     n_keys = max(trace.n_keys, 1)
-    ctx = Context(capacity, n_keys, 0, prm, seed, 0.0, trace)
+    ctx = Context(capacity, n_keys, 0, prm, seed, float(config["switch_cost"]), trace)
     if not kernel.signatures:
         kernel(trace.requests[:1], n_keys, capacity, pol.init(ctx), np.zeros(1, np.int8))
     state = pol.init(ctx)

@@ -16,7 +16,8 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     R_t is reported worst match first, so a recency policy ends with the best match
     most recent.
 ``on_feedback(state, t, loss, quality)``
-    step t was scored: its miss cost and quality (SPEC §1.4).
+    step t's miss cost and quality (SPEC §1.4), on every step, scored or not.  In paging
+    mode a hit is quality 1 / loss 0 and a miss quality 0 / loss 1.
 ``admit(state, t, key, x, cache) -> bool``
     admit the arriving item ``key`` (vector ``x``) ?
 ``victim(state, t, key, x, cache) -> slot``

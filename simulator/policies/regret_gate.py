@@ -1,6 +1,6 @@
 """Regret-gated admission (SOLAR paper, Alg. 1), shared by ``solar_a`` and ``solar``.
 
-Not a policy by itself.  Each scored step adds its miss cost to an accumulator c
+Not a policy by itself.  Every step (scored or not) adds its miss cost to an accumulator c
 (Alg. 1: c ← c + δ_t with δ_t = ℓ_t); the arriving item is admitted when c ≥ τ, and
 then c ← 0 and τ ← (1 − α)τ + α·ℓ_t (the last step's miss cost).  With ``tau`` set the
 threshold is fixed (the variant of Theorem 5.4, e.g. ``tau = 2λ``).

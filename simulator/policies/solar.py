@@ -37,7 +37,12 @@ def _on_hit(state, slot, t, relevant):
 
 @njit
 def _on_insert(state, slot, key, t):
-    thompson.on_insert(state[1], slot)
+    thompson.on_insert(state[1], slot, key)
+
+
+@njit
+def _on_evict(state, slot, key, t):
+    thompson.on_evict(state[1], slot)
 
 
 @njit
@@ -47,5 +52,5 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="solar", summary="regret-gated admission (Alg. 1) + Thompson eviction "
                 "(Alg. 2)", init=_init, victim=_victim, on_hit=_on_hit,
-                on_feedback=_on_feedback, admit=_admit, on_insert=_on_insert,
+                on_feedback=_on_feedback, admit=_admit, on_insert=_on_insert, on_evict=_on_evict,
                 params=PARAMS, check_params=_check)

@@ -16,7 +16,12 @@ def _on_hit(state, slot, t, relevant):
 
 @njit
 def _on_insert(state, slot, key, t):
-    thompson.on_insert(state, slot)
+    thompson.on_insert(state, slot, key)
+
+
+@njit
+def _on_evict(state, slot, key, t):
+    thompson.on_evict(state, slot)
 
 
 @njit
@@ -25,5 +30,5 @@ def _victim(state, t, key, x, cache):
 
 
 POLICY = Policy(name="solar_e", summary="always admit; Thompson-sampling eviction (Alg. 2)",
-                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
+                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert, on_evict=_on_evict,
                 params=dict(thompson.PARAMS), check_params=thompson.check)

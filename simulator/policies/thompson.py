@@ -35,11 +35,13 @@ def check(params):
 
 
 def new_state(ctx):
-    """(retrievals per slot, [delta, beta_step, gamma, novelty_scale], random stream)."""
+    """(retrievals per slot, [delta, beta_step, gamma, novelty_scale], random stream,
+    occupied slots sorted by key, their keys, their number)."""
     p = ctx.params
     return (np.zeros(ctx.capacity, np.int64),
             np.array([p["delta"], p["beta_step"], p["gamma"], p["novelty_scale"]], np.float64),
-            rng.new_stream(ctx.seed, _SALT))
+            rng.new_stream(ctx.seed, _SALT), np.zeros(ctx.capacity, np.int64),
+            np.zeros(ctx.capacity, np.int64), np.zeros(1, np.int64))
 
 
 @njit
@@ -48,36 +50,42 @@ def on_hit(ts, slot):
 
 
 @njit
-def on_insert(ts, slot):
+def on_insert(ts, slot, key):
+    """Count retrievals from zero and file the slot in key order (O(K), no allocation)."""
     ts[0][slot] = 0
+    order, keys, n = ts[3], ts[4], ts[5]
+    i = n[0]
+    while i > 0 and keys[i - 1] > key:
+        order[i] = order[i - 1]
+        keys[i] = keys[i - 1]
+        i -= 1
+    order[i] = slot
+    keys[i] = key
+    n[0] += 1
 
 
 @njit
-def occupied_by_key(slot_key):
-    """Occupied slots in increasing key order (the order samples are drawn in)."""
-    n = 0
-    for s in range(slot_key.shape[0]):
-        if slot_key[s] >= 0:
-            n += 1
-    slots = np.empty(n, np.int64)
-    n = 0
-    for s in range(slot_key.shape[0]):
-        if slot_key[s] >= 0:
-            slots[n] = s
-            n += 1
-    order = np.argsort(slot_key[slots], kind="mergesort")
-    return slots[order]
+def on_evict(ts, slot):
+    order, keys, n = ts[3], ts[4], ts[5]
+    i = 0
+    while order[i] != slot:
+        i += 1
+    for j in range(i, n[0] - 1):
+        order[j] = order[j + 1]
+        keys[j] = keys[j + 1]
+    n[0] -= 1
 
 
 @njit
 def victim(ts, t, cache):
     """Alg. 2: the slot with the lowest posterior sample plus novelty bonus."""
-    hits, prm, stream = ts
-    slot_key, _, slot_adm, _ = cache
+    hits, prm, stream, order, _, n = ts
+    slot_adm = cache[2]
     delta, beta_step, gamma, scale = prm[0], prm[1], prm[2], prm[3]
     best = -1
     best_score = np.inf
-    for s in occupied_by_key(slot_key):
+    for i in range(n[0]):  # samples are drawn in increasing key order
+        s = order[i]
         age = t - slot_adm[s]
         idle = age - hits[s]
         a = 1.0 + hits[s]

@@ -1,0 +1,340 @@
+"""The fast engine equals the plain-Python reference (``tests/naive.py``) exactly.
+
+Random small traces (hypothesis) exercise every option of SPEC §1 and §6 — topics with
+−1, weights, re-streamed ``item_keys``, evidence, a scored mask — and vector pools that
+make exact similarity ties common (duplicates, small integer vectors), so the retrieval
+tie-break and every policy's own tie-breaks are compared, not only the easy cases.
+Every per-step array and every summary counter must be equal, floats bit for bit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from simulator.policies import REGISTRY
+from simulator.runner import run
+from simulator.trace import PagingTrace, Trace
+from naive import POLICIES, naive_paging_run, naive_run
+
+SEMANTIC = [n for n, p in REGISTRY.items() if "semantic" in p.modes]
+PAGING = [n for n, p in REGISTRY.items() if "paging" in p.modes]
+ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
+# Summary counters.  Rates and the miss cost are over the scored steps only (SPEC §1:
+# "reported rates ... are means over the scored steps"); the runner also sums the miss
+# cost over scored steps only, while N counts every step — see the report on that.
+COUNTERS = ("scored_steps", "hits", "hit_rate", "mean_precision", "mean_quality",
+            "modifications", "admissions", "evictions", "miss_cost", "cost")
+
+# Parameter values worth trying (an omitted parameter keeps its default; None is not
+# passed explicitly: params.resolve accepts only the string "none" for it).
+PARAM_VALUES = {
+    "tie": ["admission", "bucket"],
+    "alpha": [0.0, 0.1, 0.5, 1.0],
+    "tau0": [0.0, 0.5, 3.0],
+    "tau": [0.5, 2.0],
+    "delta": [1, 2, 5],
+    "beta_step": [0.0, 0.05, 0.5],
+    "gamma": [0.0, 0.1, 1.0],
+    "novelty_scale": [1.0, 10.0],
+    "w_recency": [0.0, 0.4, 1.0],
+    "w_use": [0.0, 0.3, 1.0],
+    "w_novelty": [0.0, 0.3, 1.0],
+    "age_scale": [1.0, 100.0],
+}
+
+
+# --------------------------------------------------------------------------- strategies
+
+def vectors(d, kind):
+    if kind == "int":  # small integers: many exact ties after normalisation
+        return st.lists(st.integers(-2, 2), min_size=d, max_size=d).filter(any)
+    return st.lists(st.floats(-1, 1, width=32), min_size=d, max_size=d).map(
+        lambda v: v if max(map(abs, v)) > 1e-3 else [1.0] + v[1:])
+
+
+@st.composite
+def semantic_cases(draw):
+    """Raw arrays for ``Trace.from_arrays`` plus the run options."""
+    T = draw(st.integers(1, 40))
+    d = draw(st.sampled_from([2, 3, 4, 8]))
+    kind = draw(st.sampled_from(["int", "float"]))
+    n_pool = draw(st.sampled_from([1, 2, 3, 5, 2 * T]))  # small pools: duplicate vectors
+    pool = draw(st.lists(vectors(d, kind), min_size=n_pool, max_size=n_pool))
+    pick = st.integers(0, n_pool - 1)
+    queries = [pool[i] for i in draw(st.lists(pick, min_size=T, max_size=T))]
+    arrays = {"queries": np.array(queries, np.float32)}
+    if draw(st.booleans()):
+        n_distinct = draw(st.integers(1, T))
+        dense = draw(st.lists(st.integers(0, n_distinct - 1), min_size=T, max_size=T))
+        raw = [3 * k + 7 for k in dense]  # not dense, not in first-arrival order
+        arrays["item_keys"] = np.array(raw, np.int64)
+        if draw(st.booleans()):  # the same key streams the same vector
+            per_key = {k: pool[draw(pick)] for k in sorted(set(raw))}
+            items = [per_key[k] for k in raw]
+        else:  # a re-arrival's new vector must be ignored
+            items = [pool[i] for i in draw(st.lists(pick, min_size=T, max_size=T))]
+        ids = sorted(set(raw))
+    else:
+        items = [pool[i] for i in draw(st.lists(pick, min_size=T, max_size=T))]
+        ids = list(range(T))
+    arrays["items"] = np.array(items, np.float32)
+    topic = st.integers(-1, 3)
+    for name in ("query_topics", "item_topics"):
+        if draw(st.booleans()):
+            arrays[name] = np.array(draw(st.lists(topic, min_size=T, max_size=T)), np.int64)
+    if draw(st.booleans()):
+        w = st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1))
+        arrays["weights"] = np.array(draw(st.lists(w, min_size=T, max_size=T)))
+    if draw(st.booleans()):
+        arrays["scored"] = np.array(draw(st.lists(st.booleans(), min_size=T, max_size=T)))
+    if draw(st.booleans()):
+        per_step = draw(st.lists(st.lists(st.sampled_from(ids), max_size=3),
+                                 min_size=T, max_size=T))
+        arrays["evidence_indptr"] = np.cumsum([0] + [len(e) for e in per_step])
+        arrays["evidence_indices"] = np.array([i for e in per_step for i in e], np.int64)
+    options = dict(capacity=draw(st.integers(1, 6)), top_k=draw(st.integers(1, 4)),
+                   switch_cost=draw(st.sampled_from([0.0, 0.5, 2.0])),
+                   quality=draw(st.sampled_from(["hit", "precision", "similarity"])),
+                   seed=draw(st.integers(0, 5)))
+    return arrays, options
+
+
+def policy_params(name):
+    names = sorted(set(REGISTRY[name].params) & set(PARAM_VALUES))
+    return st.fixed_dictionaries({}, optional={n: st.sampled_from(PARAM_VALUES[n])
+                                               for n in names})
+
+
+# --------------------------------------------------------------------------- comparison
+
+def assert_same(result, ref, what):
+    for name in ARRAYS:
+        got = getattr(result, name).tolist()
+        want = ref[name]
+        if got != want:
+            t = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
+            pytest.fail(f"{what}: '{name}' differs first at step {t}: engine {got[t]!r}, "
+                        f"naive {want[t]!r}\nengine {got}\nnaive  {want}")
+    summary = result.summary()
+    for name in COUNTERS:
+        assert summary[name] == ref[name], f"{what}: {name} {summary[name]!r} != {ref[name]!r}"
+        assert type(summary[name]) is type(ref[name]), f"{what}: {name} type"
+
+
+def check_semantic(name, arrays, options, params):
+    trace = Trace.from_arrays(**arrays)
+    result = run(trace, name, params=params, **options)
+    ref = naive_run(trace, name, params=params, **options)
+    assert_same(result, ref, f"{name} {options} {params}")
+
+
+def case(queries, items, options, **extra):
+    arrays = {"queries": np.array(queries, np.float32), "items": np.array(items, np.float32)}
+    arrays.update({k: np.array(v) for k, v in extra.items()})
+    base = dict(capacity=2, top_k=2, switch_cost=0.0, quality="hit", seed=0)
+    return arrays, {**base, **options}
+
+
+# Pinned hard cases (valid for every policy, default parameters).
+ALL_EQUAL = case([[1, 0]] * 8, [[1, 0]] * 8, {"capacity": 3, "top_k": 2},
+                 query_topics=[0, 1, 0, 1, 2, 0, 1, 2], item_topics=[0, 1, 2, 0, 1, 2, 0, 1])
+RESTREAM = case([[1, 1], [1, -1], [1, 1], [-1, 1], [1, 1], [1, -1], [1, 1], [1, 0], [0, 1]],
+                [[1, 0], [0, 1], [1, 0], [1, 1], [0, 1], [1, 0], [1, 0], [1, 1], [0, 1]],
+                {"capacity": 2, "top_k": 1, "switch_cost": 0.5},
+                item_keys=[5, 9, 5, 4, 9, 5, 2, 4, 9], query_topics=[0, 1, 0, 1, 0, 1, 0, 1, 0],
+                item_topics=[0, 1, 0, 1, 1, 0, 0, 1, 1])
+EVIDENCE = case([[1, 2], [2, 1], [1, 2], [-1, -2], [2, 1], [1, 2]],
+                [[1, 2], [2, 1], [2, 1], [1, 2], [-2, -1], [1, 2]],
+                {"capacity": 2, "top_k": 3, "quality": "precision", "switch_cost": 2.0},
+                query_topics=[-1, 0, -1, 0, -1, 0], item_topics=[0, -1, 0, -1, 0, 0],
+                weights=[1.0, 0.0, 0.25, 1.0, 0.5, 1.0],
+                scored=[False, True, True, False, True, True],
+                evidence_indptr=[0, 0, 2, 3, 3, 5, 6], evidence_indices=[0, 1, 1, 3, 4, 2])
+OPPOSITE = case([[1, 0], [-1, 0], [0, 1], [-1, -1], [1, 0]],
+                [[-1, 0], [1, 0], [0, -1], [1, 1], [-1, 0]],
+                {"capacity": 1, "top_k": 1, "quality": "similarity"})
+
+
+def test_every_policy_has_a_naive_twin():
+    missing = sorted(set(REGISTRY) - set(POLICIES))
+    assert not missing, f"tests/naive.py has no reference for: {missing}"
+
+
+def test_naive_defaults_match_the_registry():
+    """The reference's parameter defaults (read from docstrings) are the policies' own."""
+    for name, pol in REGISTRY.items():
+        assert POLICIES[name].defaults == pol.params, name
+
+
+@pytest.mark.parametrize("name", SEMANTIC)
+@settings(max_examples=40)
+@given(case=semantic_cases(), data=st.data())
+@example(case=ALL_EQUAL, data=None)
+@example(case=RESTREAM, data=None)
+@example(case=EVIDENCE, data=None)
+@example(case=OPPOSITE, data=None)
+def test_semantic_engine_equals_naive(name, case, data):
+    arrays, options = case
+    params = data.draw(policy_params(name), label="params") if data is not None else {}
+    check_semantic(name, arrays, options, params)
+
+
+@pytest.mark.parametrize("name", SEMANTIC)
+@pytest.mark.parametrize("pinned", [ALL_EQUAL, RESTREAM, EVIDENCE, OPPOSITE],
+                         ids=["all_equal", "restream", "evidence", "opposite"])
+@pytest.mark.parametrize("k", [1, 2, 5])
+@pytest.mark.parametrize("capacity", [1, 2, 4])
+def test_pinned_cases_over_options(name, pinned, k, capacity):
+    arrays, options = pinned
+    for quality in ("hit", "precision", "similarity"):
+        check_semantic(name, arrays, {**options, "capacity": capacity, "top_k": k,
+                                      "quality": quality}, {})
+
+
+def test_similarity_is_float32_in_index_order():
+    """A retrieval that float64 accumulation would decide the other way.
+
+    In float64, cos(q, a) and cos(q, b) tie exactly and b, admitted first, would win; the
+    float32 sum of float32 products (kernels' definition) puts a ahead by one ulp."""
+    q, a, b = [1, -1, -1], [3, 4, 2], [-4, 2, -3]
+    arrays = {"queries": np.array([q, q, q], np.float32),
+              "items": np.array([b, a, a], np.float32),
+              "query_topics": np.array([1, 1, 1]), "item_topics": np.array([0, 1, 1])}
+    options = dict(capacity=3, top_k=1, switch_cost=0.0, quality="hit", seed=0)
+    assert run(Trace.from_arrays(**arrays), "fifo", **options).hit.tolist() == [0, 0, 1]
+    for name in SEMANTIC:
+        check_semantic(name, arrays, options, {})
+
+
+# --------------------------------------------------------------------------- paging
+
+@st.composite
+def paging_cases(draw):
+    n = draw(st.integers(1, 8))
+    requests = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=60))
+    return requests, draw(st.integers(1, 5)), draw(st.integers(0, 5))
+
+
+@pytest.mark.parametrize("name", PAGING)
+@settings(max_examples=60)
+@given(case=paging_cases(), data=st.data())
+@example(case=([0, 1, 2, 0, 3, 0, 4, 1, 0, 2, 1, 3, 3, 4, 0, 1], 3, 0), data=None)
+@example(case=([0, 1, 0, 2, 3, 1, 4, 2, 0, 5, 1, 6, 0, 2, 3], 2, 1), data=None)
+def test_paging_engine_equals_naive(name, case, data):
+    requests, capacity, seed = case
+    params = data.draw(policy_params(name), label="params") if data is not None else {}
+    trace = PagingTrace.from_requests(np.array(requests, np.int64))
+    result = run(trace, name, capacity=capacity, seed=seed, params=params)
+    ref = naive_paging_run(trace.requests, name, capacity, seed, params)
+    assert result.hit.tolist() == ref["hit"], (name, requests, capacity, seed, params)
+    summary = result.summary()
+    assert summary["hits"] == ref["hits"]
+    if name != "belady":  # Belady's victim among never-again objects is free (same hits)
+        assert summary["admissions"] == sum(a >= 0 for a in ref["admitted"])
+        assert summary["evictions"] == sum(e >= 0 for e in ref["evicted"])
+        assert summary["modifications"] == summary["admissions"]
+
+
+# Cases found by mutating tests/naive.py: each one fails if the named rule is changed,
+# and random search rarely reaches it.
+LFU_BUCKET_IN_ONE_STEP = case(  # two items reach count 1 in one R_t: the worse one goes
+    [[1, 2], [1, 2], [1, 1], [1, 0], [1, 0], [-1, 0], [1, 0], [0, 1], [0, 1]],
+    [[1, 1], [1, -1], [1, 1], [0, 1], [1, 2], [-1, 1], [1, 2], [0, 1], [1, 0]],
+    {"capacity": 4, "top_k": 2})
+SOLAR_A_NN_FLOOR = case(  # an item whose every neighbour is opposite gets nn = 0, not < 0
+    [[2, -1], [-1, -2], [-2, 1], [-1, 2], [0, 2]], [[0, 1], [2, -2], [1, 1], [-1, 0], [1, 1]],
+    {"capacity": 3, "top_k": 1})
+ARC_REARRIVAL = case(  # a re-arrival is an ARC hit (T1 -> T2), which changes the victim
+    [[-1, 1], [2, 1], [1, 1], [-1, 0], [1, 2], [0, 1], [1, -1], [0, 1], [1, -1], [2, 1], [1, 0],
+     [1, 0]],
+    [[1, 2], [1, 1], [1, 1], [0, 1], [1, 0], [1, 2], [-1, 0], [1, 0], [-1, 0], [0, 1], [1, 2],
+     [0, 1]],
+    {"capacity": 2, "top_k": 1}, item_keys=[2, 0, 0, 3, 5, 2, 4, 5, 4, 3, 2, 3])
+SOLAR_A_EXACT_TIES = case(  # keys 1, 2, 3 all score exactly 0: nn = 1 must be exact
+    [[0, 0, 0, 1]] * 5, [[0, 0, 0, 1], [0, 0, 0, 1], [0, 1, 1, 2], [0, 1, 1, 2], [0, 0, 0, 1]],
+    {"capacity": 4, "top_k": 1})
+PINNED_SEMANTIC = {
+    "lfu-bucket_in_one_step": ("lfu", LFU_BUCKET_IN_ONE_STEP, {"tie": "bucket"}),
+    "solar_a-nn_floor": ("solar_a", SOLAR_A_NN_FLOOR, {}),
+    "solar_a-exact_ties": ("solar_a", SOLAR_A_EXACT_TIES, {"w_recency": 0.0}),
+    "arc-rearrival": ("arc", ARC_REARRIVAL, {}),
+}
+PINNED_PAGING = [  # ARC: |T1| = p on a B2 ghost hit; p moves by the ghost-size ratio
+    ("arc", [4, 2, 0, 4, 1, 1, 3, 0, 2, 1, 5, 5, 3], 3, {}),
+    ("arc", [5, 1, 5, 3, 1, 2, 0, 2, 3, 1, 4, 0, 5, 4, 5], 3, {}),
+    ("arc", [7, 11, 1, 12, 12, 0, 11, 8, 11, 11, 0, 11, 8, 5, 2, 6, 9, 10, 3, 8, 1, 5, 12, 4,
+             10, 3, 7], 7, {}),
+]
+
+
+@pytest.mark.parametrize("name, pinned, params", PINNED_SEMANTIC.values(),
+                         ids=PINNED_SEMANTIC.keys())
+def test_pinned_policy_cases(name, pinned, params):
+    if name not in REGISTRY:
+        pytest.skip(f"no {name}")
+    arrays, options = pinned
+    check_semantic(name, arrays, options, params)
+
+
+@pytest.mark.parametrize("name, requests, capacity, params", PINNED_PAGING)
+def test_pinned_paging_cases(name, requests, capacity, params):
+    if name not in REGISTRY:
+        pytest.skip(f"no {name}")
+    trace = PagingTrace.from_requests(np.array(requests, np.int64))
+    result = run(trace, name, capacity=capacity, params=params)
+    assert result.hit.tolist() == naive_paging_run(trace.requests, name, capacity, 0,
+                                                   params)["hit"]
+
+
+# --------------------------------------------------------------------------- numba cache
+
+SOLAR_A_SCRIPT = """
+import numpy as np, simulator
+from simulator.runner import run
+from simulator.trace import Trace
+assert simulator.__file__.startswith({root!r}), simulator.__file__
+c, a, b = [0.0, 1.0], [1.0, 0.0], [0.99, 0.14]
+tr = Trace.from_arrays(queries=np.array([a] * 4, np.float32),
+                       items=np.array([c, a, b, c], np.float32), item_keys=[0, 1, 2, 3])
+r = run(tr, "solar_a", capacity=3, top_k=1,
+        params={{"w_recency": 0.0, "w_use": 0.0, "w_novelty": 1.0}})
+print(int(r.evicted[3]))
+"""
+
+
+def test_hooks_recompile_when_a_kernel_they_call_changes(tmp_path):
+    """Change ``kernels.dot`` in a copy of the package: solar_a's eviction must follow.
+
+    solar_a evicts by novelty only here: C is far from A and B, so with the real cosine
+    the victim is A (key 1; A and B tie, smaller key).  With ``dot`` redefined as a
+    constant every item scores the same and the victim is C (key 0).  The first process
+    fills a private numba cache; the second must not reuse the stale hook from it.
+    """
+    import os
+    import pathlib
+    import shutil
+    import subprocess
+    import sys
+
+    import simulator
+
+    src = pathlib.Path(simulator.__file__).parent
+    root = tmp_path / "pkg"
+    shutil.copytree(src, root / "simulator", ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    script = SOLAR_A_SCRIPT.format(root=str(root))
+
+    def victim():
+        out = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path,
+                             capture_output=True,
+                             text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        return int(out.stdout.split()[-1])
+
+    assert victim() == 1
+    with open(root / "simulator" / "kernels.py", "a") as f:
+        f.write("\n\n@njit\ndef dot(a, b):\n    return np.float32(0.5)\n")
+    assert victim() == 0

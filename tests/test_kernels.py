@@ -1,0 +1,120 @@
+"""Each compiled kernel equals its slow twin in ``tests/naive.py`` on random inputs."""
+
+import math
+
+import numpy as np
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from simulator import kernels
+from naive import Item, f32, quality_of, retrieve, similarity
+
+DIMS = st.sampled_from([1, 2, 3, 4, 8, 16, 33])
+
+
+def unit_rows(n, d):
+    """Normalised float32 rows from small integers (exact ties) or floats."""
+    ints = st.lists(st.integers(-3, 3), min_size=d, max_size=d).filter(any)
+    flts = st.lists(st.floats(-1, 1, width=32), min_size=d, max_size=d).filter(
+        lambda v: max(map(abs, v)) > 1e-3)
+    row = st.one_of(ints, flts)
+    return st.lists(row, min_size=n, max_size=n).map(
+        lambda rows: kernels.normalize_rows(np.array(rows, np.float32)))
+
+
+@st.composite
+def pairs(draw):
+    d = draw(DIMS)
+    return draw(unit_rows(2, d))
+
+
+@given(pairs())
+def test_dot_matches_naive(m):
+    assert kernels.dot(m[0], m[1]) == similarity(m[0], m[1])
+    assert kernels.dot(m[0], m[1]) == kernels.dot(m[1], m[0])
+
+
+@st.composite
+def slot_caches(draw):
+    """A query and a slot cache with free slots, duplicate vectors and equal admissions."""
+    d = draw(DIMS)
+    n = draw(st.integers(1, 12))
+    pool = draw(unit_rows(draw(st.integers(1, 4)), d))
+    vecs = np.array([pool[draw(st.integers(0, len(pool) - 1))] for _ in range(n)])
+    q = draw(st.one_of(st.just(pool[0]), unit_rows(1, d).map(lambda r: r[0])))
+    occupied = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    keys = draw(st.permutations(range(n)))
+    adm = draw(st.lists(st.integers(0, 3), min_size=n, max_size=n))  # repeats: key decides
+    slot_key = np.array([k if o else -1 for k, o in zip(keys, occupied)], np.int64)
+    return q, np.ascontiguousarray(vecs.T), slot_key, np.array(adm, np.int64)
+
+
+@given(slot_caches())
+def test_similarities_match_naive(c):
+    q, vec_t, slot_key, _ = c
+    n = vec_t.shape[1]
+    out = np.full(n + 2, -7.0, np.float32)
+    kernels.similarities(q, vec_t, n, out)
+    assert out.tolist()[:n] == [similarity(q, vec_t[:, s]) for s in range(n)]
+    assert out[n:].tolist() == [-7.0, -7.0]  # only the first n are written
+
+
+@given(slot_caches(), st.integers(1, 6))
+@example((np.array([1, 0], np.float32), np.array([[1, 1, 1], [0, 0, 0]], np.float32),
+          np.array([2, 0, 1]), np.array([0, 0, 0])), 2)
+def test_retrieve_matches_naive(c, k):
+    q, vec_t, slot_key, slot_adm = c
+    n = vec_t.shape[1]
+    sims = np.empty(n, np.float32)
+    out_slot = np.empty(k, np.int64)
+    out_sim = np.empty(k, np.float64)
+    got = kernels.retrieve(q, vec_t, slot_key, slot_adm, n, k, sims, out_slot, out_sim)
+    cache = {int(slot_key[s]): Item(int(slot_key[s]), vec_t[:, s].tolist(), -1,
+                                    int(slot_adm[s])) for s in range(n) if slot_key[s] >= 0}
+    want = retrieve(q, cache, k)
+    assert got == len(want)
+    assert [int(slot_key[s]) for s in out_slot[:got]] == [key for key, _ in want]
+    assert out_sim[:got].tolist() == [sim for _, sim in want]
+
+
+@given(st.integers(-1, 3), st.integers(-1, 3), st.lists(st.integers(0, 5), max_size=4),
+       st.integers(0, 5), st.booleans())
+def test_is_relevant(topic, a_t, evidence, key, has_ev):
+    ev = np.array([9] + evidence + [9], np.int64)  # the step's slice excludes the 9s
+    got = kernels.is_relevant(key, topic, a_t, has_ev, ev, 1, 1 + len(evidence))
+    assert got == ((a_t >= 0 and topic == a_t) or (has_ev and key in evidence))
+
+
+@given(st.integers(0, 4), st.integers(0, 4), st.integers(1, 4),
+       st.floats(-2, 2), st.sampled_from(sorted(kernels.QUALITY_CODES)))
+def test_quality_of(n_rel, n_ret, k, top_sim, quality):
+    n_ret = max(n_ret, n_rel)
+    got = kernels.quality_of(n_rel, n_ret, k, top_sim, kernels.QUALITY_CODES[quality])
+    assert tuple(got) == quality_of(quality, n_rel, n_ret, k, top_sim)
+
+
+@given(st.integers(1, 6).flatmap(lambda n: DIMS.flatmap(lambda d: st.lists(
+    st.lists(st.floats(-1e3, 1e3, width=32), min_size=d, max_size=d).filter(
+        lambda v: max(map(abs, v)) > 1e-6), min_size=n, max_size=n))))
+@example([[0.6, 0.8], [3.0, 4.0], [1.0, 0.0]])
+def test_normalize_rows(rows):
+    x = np.array(rows, np.float32)
+    y = kernels.normalize_rows(x)
+    assert y.dtype == np.float32 and y.shape == x.shape
+    for i in range(x.shape[0]):  # the naive twin of the docstring
+        assert y[i].tolist() == naive_normalize(x[i].tolist())
+    norms = np.sqrt((y.astype(np.float64) ** 2).sum(axis=1))
+    assert np.allclose(norms, 1.0, rtol=0, atol=1e-6)
+    assert np.array_equal(kernels.normalize_rows(y), y)  # idempotent, exactly
+    assert ((np.sign(y) == np.sign(x)) | (y == 0)).all()  # tiny coordinates may underflow
+
+
+def naive_normalize(row):
+    """Float64 norm summed in index order; a row within 1e-6 of unit norm is kept."""
+    acc = 0.0
+    for v in row:
+        acc += v * v
+    norm = math.sqrt(acc)
+    if abs(norm - 1.0) <= 1e-6:
+        norm = 1.0
+    return [f32(v / norm) for v in row]
