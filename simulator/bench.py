@@ -100,9 +100,10 @@ def _ours(trace, policy, **options):
     return hits, best
 
 
-def _row(name, steps, ours_hits, ours_s, base_hits, base_s):
+def _row(name, baseline, steps, ours_hits, ours_s, base_hits, base_s):
     ours_rate, base_rate = steps / ours_s, steps / base_s
-    return {"name": name, "ours_req_per_s": ours_rate, "baseline_req_per_s": base_rate,
+    return {"name": name, "baseline": baseline, "ours_req_per_s": ours_rate,
+            "baseline_req_per_s": base_rate,
             "ratio": ours_rate / base_rate, "hits_equal": ours_hits == base_hits,
             "ours_hits": ours_hits, "baseline_hits": base_hits, "steps": steps}
 
@@ -127,7 +128,8 @@ def paging_benchmark(steps=1_000_000, objects=100_000, alpha=0.9, capacity=1000,
             for _ in range(REPEATS):
                 base_hits, seconds = libcachesim_run(path, policy, capacity, steps)
                 base_s = min(base_s, seconds)
-            rows.append(_row(f"paging-{policy}", steps, ours_hits, ours_s, base_hits, base_s))
+            rows.append(_row(f"paging-{policy}", "libCacheSim", steps, ours_hits,
+                             ours_s, base_hits, base_s))
     return rows
 
 
@@ -182,7 +184,8 @@ def semantic_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0) -> d
         t0 = time.perf_counter()
         base_hits = numpy_fifo_hits(*args)
         base_s = min(base_s, time.perf_counter() - t0)
-    return _row("semantic-fifo", steps, ours_hits, ours_s, base_hits, base_s)
+    return _row("semantic-fifo", "numpy loop", steps, ours_hits, ours_s,
+                base_hits, base_s)
 
 
 def run_all(quick=False) -> list[dict]:

@@ -116,10 +116,11 @@ def print_workloads(rows: list) -> None:
 
 def print_benchmarks(rows: list) -> None:
     table = _table("semcache bench (requests per second)",
-                   [("benchmark", "left"), ("semcache", "right"), ("baseline", "right"),
-                    ("ratio", "right"), ("same hits", "left")])
+                   [("benchmark", "left"), ("baseline", "left"), ("semcache", "right"),
+                    ("baseline", "right"), ("ratio", "right"), ("same hits", "left")])
     for r in rows:
-        table.add_row(str(r["name"]), _fmt(r.get("ours_req_per_s"), ",.0f"),
+        table.add_row(str(r["name"]), str(r.get("baseline", "")),
+                      _fmt(r.get("ours_req_per_s"), ",.0f"),
                       _fmt(r.get("baseline_req_per_s"), ",.0f"), _fmt(r.get("ratio"), ".2f"),
                       str(r.get("hits_equal")))
     _console().print(table)

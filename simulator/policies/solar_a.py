@@ -36,16 +36,6 @@ def _init(ctx):
 
 
 @njit
-def _on_feedback(state, t, loss, quality):
-    regret_gate.observe(state[0], loss)
-
-
-@njit
-def _admit(state, t, key, x, cache):
-    return regret_gate.admit(state[0])
-
-
-@njit
 def _on_hit(state, slot, t, relevant):
     state[1][slot] += 1
 
@@ -81,5 +71,5 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="solar_a", summary="regret-gated admission (Alg. 1); heuristic "
                 "multi-score eviction", init=_init, victim=_victim, on_hit=_on_hit,
-                on_feedback=_on_feedback, admit=_admit, on_insert=_on_insert,
-                params=PARAMS, check_params=_check)
+                on_feedback=regret_gate.on_feedback, admit=regret_gate.admit_hook,
+                on_insert=_on_insert, params=PARAMS, check_params=_check)

@@ -30,5 +30,6 @@ def _victim(state, t, key, x, cache):
 
 
 POLICY = Policy(name="solar_e", summary="always admit; Thompson-sampling eviction (Alg. 2)",
-                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert, on_evict=_on_evict,
+                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
+                on_evict=_on_evict,
                 params=dict(thompson.PARAMS), check_params=thompson.check)
