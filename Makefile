@@ -15,7 +15,7 @@ test: $(VENV)/.installed
 	$(BIN)/python -m pytest
 
 demo: $(VENV)/.installed
-	$(BIN)/semcache run --workload clusters --param steps=5000 --capacity 20 --top-k 3
+	$(BIN)/semcache run --workload clusters --param steps=5000 --param topics=40 --capacity 20 --top-k 3 --switch-cost 0.5
 
 bench: $(VENV)/.installed
 	$(BIN)/semcache bench
