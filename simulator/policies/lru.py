@@ -23,10 +23,17 @@ def _init(ctx):
 # reference counting on every request (see fifo.py).
 @njit
 def _on_hit(state, slot, t, relevant):
-    p, n = state[0][slot], state[1][slot]  # unlink
+    head = state[0].shape[0] - 1
+    if state[1][head] == slot:
+        return  # already the most recent
+    p, n = state[0][slot], state[1][slot]  # unlink ...
     state[1][p] = n
     state[0][n] = p
-    _on_insert(state, slot, -1, t)
+    first = state[1][head]  # ... and push at the MRU end (written out: no call, no refcount)
+    state[0][slot] = head
+    state[1][slot] = first
+    state[0][first] = slot
+    state[1][head] = slot
 
 
 @njit
