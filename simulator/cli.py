@@ -3,6 +3,7 @@
 ``semcache run``            one workload or trace file, one or more policies
 ``semcache workload list``  the registered workloads and their parameters
 ``semcache workload make``  write a workload's trace to an ``.npz`` file
+``semcache workload show``  a workload's parameters and measured statistics of its trace
 ``semcache bench``          measured speed against the reference implementations
 
 With ``--json`` a command prints exactly one JSON object on stdout and nothing else.
@@ -187,6 +188,23 @@ def cmd_workload_make(args) -> int:
     return 0
 
 
+def cmd_workload_show(args) -> int:
+    from workloads.topic_space import trace_statistics
+
+    _check_seed(args.seed)
+    trace, source = _generate(args.name, _pairs("--param", args.param), args.seed)
+    doc = {"workload": source, "statistics": trace_statistics(trace)}
+    if args.json:
+        out.emit_json(doc)
+    else:
+        out.print_line(out.describe_source(source))
+        params = source["params"].items()
+        out.print_line("parameters: " + ", ".join(f"{k}={v}" for k, v in params))
+        for key, value in doc["statistics"].items():
+            out.print_line(f"  {key:<36} {'—' if value is None else value}")
+    return 0
+
+
 def cmd_bench(args) -> int:
     from simulator import bench  # heavy (reference implementations); load only when asked
 
@@ -227,8 +245,8 @@ def _add_run(sub) -> None:
 
 
 def _add_workload(sub) -> None:
-    p = sub.add_parser("workload", help="list workloads or write one to a trace file")
-    wsub = p.add_subparsers(dest="workload_command", metavar="{list,make}", required=True)
+    p = sub.add_parser("workload", help="list workloads, write one to a trace file, or show one")
+    wsub = p.add_subparsers(dest="workload_command", metavar="{list,make,show}", required=True)
     lst = wsub.add_parser("list", help="the registered workloads and their parameters")
     lst.add_argument("--json", action="store_true", help="print one JSON object")
     lst.set_defaults(func=cmd_workload_list)
@@ -240,6 +258,13 @@ def _add_workload(sub) -> None:
     mk.add_argument("--seed", type=int, default=0, help="workload seed")
     mk.add_argument("--json", action="store_true", help="print one JSON object")
     mk.set_defaults(func=cmd_workload_make)
+    sh = wsub.add_parser("show", help="a workload's parameters and measured trace statistics")
+    sh.add_argument("name", metavar="NAME", help="a registered workload")
+    sh.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                    help="workload parameter (repeatable)")
+    sh.add_argument("--seed", type=int, default=0, help="workload seed")
+    sh.add_argument("--json", action="store_true", help="print one JSON object")
+    sh.set_defaults(func=cmd_workload_show)
 
 
 def _add_bench(sub) -> None:
