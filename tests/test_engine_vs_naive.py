@@ -43,6 +43,12 @@ PARAM_VALUES = {
     "w_use": [0.0, 0.3, 1.0],
     "w_novelty": [0.0, 0.3, 1.0],
     "age_scale": [1.0, 100.0],
+    "small_ratio": [0.0, 0.1, 0.3, 1.0],
+    "ghost_ratio": [0.0, 0.5, 0.9, 2.0],
+    "move_threshold": [1, 2, 3],
+    "in_ratio": [0.0, 0.25, 0.6, 1.0],
+    "out_ratio": [0.0, 0.5, 2.0],
+    "window_ratio": [0.0, 0.01, 0.3, 0.6],
 }
 
 

@@ -5,10 +5,12 @@
 """
 
 from simulator.errors import InputError
-from simulator.policies import arc, belady, fifo, lfu, lru, solar, solar_a, solar_e, unlimited
+from simulator.policies import (arc, belady, fifo, lfu, lru, random, s3fifo, sieve, solar,
+                                 solar_a, solar_e, tinylfu, twoq, unlimited)
 
 REGISTRY = {p.POLICY.name: p.POLICY for p in (
-    unlimited, fifo, lru, lfu, arc, belady, solar_e, solar_a, solar)}
+    unlimited, fifo, lru, lfu, arc, belady, solar_e, solar_a, solar, sieve, s3fifo, twoq,
+    tinylfu, random)}
 
 
 def get(name: str):

@@ -1,0 +1,54 @@
+"""Random replacement: always admit; evict a uniformly random cached item.
+
+The cached items sit in an array in this order: an admission appends, a removal moves the
+last entry into the hole.  The victim is entry ``randbelow(n)`` of the n entries, drawn from
+the run's seeded stream (``rng.new_stream(seed, 0x52414E44)``), so a run depends only on its
+seed and the order is a function of keys and steps, never of slot numbers.  Every hook is
+O(1).  Retrievals and re-arrivals change nothing.
+
+libCacheSim's ``Random`` draws from its own generator (seeded from the clock), so hit counts
+cannot agree request for request; ``tests/test_paging_oracles_more.py`` compares the mean hit
+count over seeds with the mean of repeated libCacheSim runs instead.
+"""
+
+import numpy as np
+
+from simulator import rng
+from simulator.config import njit
+from simulator.policies.base import Policy
+
+_SALT = 0x52414E44  # "RAND": separates this stream from any other stream of the run
+
+
+def _init(ctx):
+    k = ctx.capacity
+    # entries (slots in array order), the position of each slot, [n], random stream
+    return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(1, np.int64),
+            rng.new_stream(ctx.seed, _SALT))
+
+
+@njit
+def _on_insert(state, slot, key, t):
+    n = state[2][0]
+    state[0][n] = slot
+    state[1][slot] = n
+    state[2][0] = n + 1
+
+
+@njit
+def _on_evict(state, slot, key, t):
+    n = state[2][0] - 1
+    i = state[1][slot]
+    last = state[0][n]
+    state[0][i] = last
+    state[1][last] = i
+    state[2][0] = n
+
+
+@njit
+def _victim(state, t, key, x, cache):
+    return state[0][rng.randbelow(state[3], state[2][0])]
+
+
+POLICY = Policy(name="random", summary="always admit; evict a uniformly random item (seeded)",
+                init=_init, victim=_victim, on_insert=_on_insert, on_evict=_on_evict)

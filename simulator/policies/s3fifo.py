@@ -1,0 +1,213 @@
+"""S3-FIFO (Yang et al., SOSP 2023): always admit; a small FIFO, a main FIFO and a ghost FIFO.
+
+This is libCacheSim 0.3.5's ``S3FIFO`` variant with its defaults: small queue
+``floor(small_ratio·K)`` (0.1), main queue the rest, ghost ``floor(ghost_ratio·K)`` keys
+(0.9), ``move_threshold`` 2.  Each cached item has a counter ``freq``, 0 on admission.
+
+* A request for a cached item adds 1 to ``freq`` (no cap here; the cap applies below).
+* An arriving item whose key is in the ghost leaves the ghost and enters main; any other
+  enters small, except that until the first eviction an arrival that finds small full
+  (|small| >= its size) enters main (libCacheSim's ``S3FIFO.c``, not the paper's S3FIFOv0).
+* To evict: if |main| exceeds its size or small is empty, walk main from its oldest item:
+  an item with ``freq >= 1`` is moved to the newest end with ``freq = min(freq, 3) - 1``
+  (a 2-bit clock), the first with ``freq = 0`` is evicted.  Otherwise walk small from its
+  oldest item: an item with ``freq >= move_threshold`` moves to the newest end of main with
+  ``freq = 0``; the first other item is evicted and its key joins the ghost (dropping the
+  oldest ghost key when the ghost is full).  If small empties without an eviction, evict
+  from main as above.
+
+Requests in semantic mode (as in ``arc``): a retrieval into R_t and a re-arrival of a cached
+item (``item_keys``) are requests.  Every arriving item that is not cached is a miss; it is
+a ghost hit only when ``item_keys`` streams an evicted key again.  A removal the policy did
+not choose (a deletion) leaves no ghost.
+
+Paging mode equals libCacheSim 0.3.5 hit for hit for K >= 20
+(``tests/test_paging_oracles_more.py``).  Below that libCacheSim has no usable small queue:
+it aborts when ``floor(0.1·K) = 0`` (K < 10) and, since ``S3FIFO_insert`` refuses an object
+whose size is >= the small queue's, caches nothing when the small queue holds one object
+(10 <= K < 20).  Here the small queue holds at least one item, so every K >= 1 works.
+
+Hooks: ``admit`` consumes a ghost hit; ``victim`` runs the walks (moving items between the
+queues) and names the victim; ``on_evict`` puts a small-queue victim's key into the ghost.
+Every walk step either evicts or lowers a counter that a request raised, so eviction is
+amortised O(1).
+"""
+
+import numpy as np
+
+from simulator.config import njit
+from simulator.policies.base import Policy
+
+PARAMS = {"small_ratio": 0.1, "ghost_ratio": 0.9, "move_threshold": 2}
+
+# One int64 table of (prev, next, list, freq-or-key) rows; queues are circular doubly
+# linked lists through a sentinel (sentinel.next = oldest, sentinel.prev = newest):
+#   rows 0 .. K-1            cached slots (list 1 = small, 2 = main; column 3 = freq)
+#   rows K, K+1              sentinels of small and main
+#   rows K+2 .. K+1+G        ghost nodes (column 3 = key; unused ones form a free list
+#                            through `next`), G = ghost size
+#   row K+2+G                sentinel of the ghost
+#   last three rows          counters (below)
+# A second array maps each key to its ghost node, or -1.
+_PREV, _NEXT, _LIST, _VAL = 0, 1, 2, 3
+_N_SMALL, _N_MAIN, _N_GHOST, _FREE = (-3, 0), (-3, 1), (-3, 2), (-3, 3)
+_CAP_SMALL, _CAP_MAIN, _CAP_GHOST, _THRESHOLD = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
+_EVICTED, _ARRIVAL, _DEST, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
+
+
+def _check(params):
+    if not 0.0 <= params["small_ratio"] <= 1.0:
+        return f"parameter 'small_ratio' must be in [0, 1], got {params['small_ratio']}"
+    if params["ghost_ratio"] < 0.0:
+        return f"parameter 'ghost_ratio' must be >= 0, got {params['ghost_ratio']}"
+    if params["move_threshold"] < 1:
+        return f"parameter 'move_threshold' must be >= 1, got {params['move_threshold']}"
+    return None
+
+
+def sizes(capacity, small_ratio=0.1, ghost_ratio=0.9):
+    """(small, main, ghost) queue sizes: libCacheSim's truncations, small at least 1.
+
+    Examples
+    --------
+    >>> sizes(1000), sizes(25), sizes(1)
+    ((100, 900, 900), (2, 23, 22), (1, 0, 0))
+    """
+    small = max(1, int(capacity * small_ratio))
+    return small, capacity - small, int(capacity * ghost_ratio)
+
+
+def _init(ctx):
+    k = ctx.capacity
+    p = ctx.params
+    small, main, ghost = sizes(k, p["small_ratio"], p["ghost_ratio"])
+    table = np.zeros((k + ghost + 6, 4), np.int64)
+    for head in (k, k + 1, k + 2 + ghost):
+        table[head, _PREV] = table[head, _NEXT] = head
+    table[k + 2:k + 2 + ghost, _NEXT] = np.arange(k + 3, k + 3 + ghost)
+    if ghost:
+        table[k + 1 + ghost, _NEXT] = -1
+    table[_FREE] = k + 2 if ghost else -1
+    table[_CAP_SMALL], table[_CAP_MAIN], table[_CAP_GHOST] = small, main, ghost
+    table[_THRESHOLD] = p["move_threshold"]
+    table[_K] = k
+    return (table, np.full(ctx.n_keys, -1, np.int32))
+
+
+@njit
+def _unlink(table, i):
+    prv = table[i, _PREV]
+    nxt = table[i, _NEXT]
+    table[prv, _NEXT] = nxt
+    table[nxt, _PREV] = prv
+
+
+@njit
+def _push_newest(table, head, i, lst):
+    last = table[head, _PREV]
+    table[i, _PREV] = last
+    table[i, _NEXT] = head
+    table[i, _LIST] = lst
+    table[last, _NEXT] = i
+    table[head, _PREV] = i
+
+
+@njit
+def _on_hit(state, slot, t, relevant):
+    state[0][slot, _VAL] += 1
+
+
+@njit
+def _on_rearrival(state, slot, t):
+    state[0][slot, _VAL] += 1
+
+
+@njit
+def _admit(state, t, key, x, cache):
+    table = state[0]
+    node = state[1][key]
+    table[_ARRIVAL] = 0
+    if node >= 0:  # a ghost hit: the key leaves the ghost and will enter main
+        _unlink(table, node)
+        table[node, _NEXT] = table[_FREE]
+        table[_FREE] = node
+        table[_N_GHOST] -= 1
+        state[1][key] = -1
+        table[_ARRIVAL] = 1
+    return True
+
+
+@njit
+def _victim(state, t, key, x, cache):
+    table = state[0]
+    k = table[_K]
+    table[_EVICTED] = 1
+    while True:
+        if table[_N_MAIN] > table[_CAP_MAIN] or table[_N_SMALL] == 0:
+            while True:  # main: a 2-bit clock over a FIFO
+                o = table[k + 1, _NEXT]
+                f = table[o, _VAL]
+                if f == 0:
+                    table[_DEST] = 0
+                    return o
+                _unlink(table, o)
+                _push_newest(table, k + 1, o, 2)
+                table[o, _VAL] = min(f, 3) - 1
+        while table[_N_SMALL] > 0:
+            o = table[k, _NEXT]
+            if table[o, _VAL] < table[_THRESHOLD]:
+                table[_DEST] = 1  # to the ghost
+                return o
+            _unlink(table, o)
+            _push_newest(table, k + 1, o, 2)
+            table[o, _VAL] = 0
+            table[_N_SMALL] -= 1
+            table[_N_MAIN] += 1
+
+
+@njit
+def _on_evict(state, slot, key, t):
+    table = state[0]
+    if table[slot, _LIST] == 1:
+        table[_N_SMALL] -= 1
+    else:
+        table[_N_MAIN] -= 1
+    _unlink(table, slot)
+    to_ghost = table[_DEST]
+    table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
+    if to_ghost == 1 and table[_CAP_GHOST] > 0:
+        g = table.shape[0] - 4  # the ghost sentinel
+        if table[_N_GHOST] >= table[_CAP_GHOST]:
+            old = table[g, _NEXT]
+            state[1][table[old, _VAL]] = -1
+            _unlink(table, old)
+            table[old, _NEXT] = table[_FREE]
+            table[_FREE] = old
+            table[_N_GHOST] -= 1
+        node = table[_FREE]
+        table[_FREE] = table[node, _NEXT]
+        table[node, _VAL] = key
+        _push_newest(table, g, node, 3)
+        table[_N_GHOST] += 1
+        state[1][key] = node
+
+
+@njit
+def _on_insert(state, slot, key, t):
+    table = state[0]
+    k = table[_K]
+    if table[_ARRIVAL] == 1 or (table[_EVICTED] == 0
+                                and table[_N_SMALL] >= table[_CAP_SMALL]):
+        _push_newest(table, k + 1, slot, 2)
+        table[_N_MAIN] += 1
+    else:
+        _push_newest(table, k, slot, 1)
+        table[_N_SMALL] += 1
+    table[slot, _VAL] = 0
+    table[_ARRIVAL] = 0
+
+
+POLICY = Policy(name="s3fifo", summary="always admit; S3-FIFO (small, main and ghost FIFO queues)",
+                init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
+                admit=_admit, on_insert=_on_insert, on_evict=_on_evict, params=PARAMS,
+                check_params=_check)
