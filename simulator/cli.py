@@ -5,6 +5,7 @@
 ``semcache workload make``  write a workload's trace to an ``.npz`` file
 ``semcache workload show``  a workload's parameters and measured statistics of its trace
 ``semcache bench``          measured speed against the reference implementations
+``semcache delay-study``    hit rate as feedback is delayed or lost (SimPy engine)
 
 With ``--json`` a command prints exactly one JSON object on stdout and nothing else.
 Bad input of any kind (an option, a parameter, a trace file) ends the command with exit
@@ -23,7 +24,7 @@ import os
 import sys
 
 from simulator import cli_output as out
-from simulator import engine_fast, policies, runner
+from simulator import cli_delay, engine_fast, policies, runner
 from simulator.errors import InputError
 from simulator.kernels import QUALITY_CODES
 from simulator.trace import PagingTrace, load, save
@@ -128,6 +129,7 @@ def _from_cache(name: str, mode: str) -> bool:
 def cmd_run(args) -> int:
     runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     _check_engine(args.engine)
+    engine_options = runner.check_engine(args.engine, cli_delay.engine_options(args))
     _check_seed(args.seed)
     if args.out is not None:
         out.check_writable(args.out)
@@ -146,7 +148,8 @@ def cmd_run(args) -> int:
     for name in names:
         result = runner.run(trace, name, capacity=args.capacity, top_k=args.top_k,
                             switch_cost=args.switch_cost, quality=args.quality,
-                            seed=args.seed, params=pol_params, engine=args.engine)
+                            seed=args.seed, params=pol_params, engine=args.engine,
+                            engine_options=engine_options)
         record = result.summary()
         if report_cache:
             record["compiled_from_cache"] = _from_cache(name, mode)
@@ -239,6 +242,7 @@ def _add_run(sub) -> None:
                    help="per-step quality measure (default: hit)")
     p.add_argument("--seed", type=int, default=0, help="seed of workload and policies")
     p.add_argument("--engine", default="fast", metavar="|".join(ENGINES), help="engine")
+    cli_delay.add_engine_flags(p)
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", metavar="FILE", help="also write the JSON to FILE (atomically)")
     p.set_defaults(func=cmd_run)
@@ -280,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_run(sub)
     _add_workload(sub)
     _add_bench(sub)
+    cli_delay.add_parser(sub)
     return parser
 
 

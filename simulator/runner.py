@@ -22,13 +22,15 @@ import time
 
 import numpy as np
 
-from simulator import engine_fast, policies
+from simulator import engine_fast, engine_simpy, policies
 from simulator.errors import InputError
 from simulator.policies.base import Context
 from simulator.kernels import QUALITY_CODES
 from simulator.trace import PagingTrace, Trace
 
-ENGINES = ("fast",)
+# "fast": one compiled loop, immediate feedback; "simpy": discrete events, feedback may be
+# late or lost, several sessions may share the cache (simulator.engine_simpy).
+ENGINES = ("fast", "simpy")
 
 
 @dataclasses.dataclass
@@ -38,7 +40,9 @@ class RunResult:
     Per-step arrays (semantic mode): ``loss``, ``hit``, ``precision``, ``quality``;
     ``admitted``/``evicted``/``deleted`` hold the item key (or -1) and ``size`` the cache
     size after step t.  Paging mode fills ``hit`` and the ``admissions``/``evictions``
-    counters only (a 10⁷-request run keeps one byte per request).
+    counters only (a 10⁷-request run keeps one byte per request).  ``feedback`` (SimPy
+    engine only) counts the steps whose feedback was ``delivered``, ``lost``, or
+    ``pending`` (due after the run ended).
     """
 
     config: dict
@@ -54,6 +58,7 @@ class RunResult:
     scored: np.ndarray | None = None
     admissions: int = 0
     evictions: int = 0
+    feedback: dict | None = None
 
     def summary(self) -> dict:
         """The SPEC §7 run record (plain Python types, ready for JSON).
@@ -62,6 +67,11 @@ class RunResult:
         N counts every step at which the cache changed, warm-up included (building the
         memory costs switches even when its answers are not graded), and
         ``cost = miss_cost + λ·N``.  With every step scored this is SPEC §1's cost exactly.
+
+        A SimPy run with engine options other than the defaults (immediate feedback, one
+        session: the fast engine's model) also records ``engine_options`` and its
+        ``feedback`` counters; otherwise the record equals the fast engine's except
+        ``engine`` and ``elapsed_s``.
         """
         c = self.config
         out = dict(policy=c["policy"], capacity=c["capacity"], top_k=c["top_k"],
@@ -92,6 +102,9 @@ class RunResult:
             miss_cost=miss_cost, modifications=mods,
             admissions=int((self.admitted >= 0).sum()), evictions=evictions,
             cost=miss_cost + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
+        options = c.get("engine_options")
+        if options is not None and not engine_simpy.is_default(options):
+            out.update(engine_options=dict(options), feedback=dict(self.feedback))
         return out
 
 
@@ -108,9 +121,24 @@ def check_options(capacity, top_k, switch_cost, quality):
         raise InputError(f"--quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}")
 
 
+def check_engine(engine: str, engine_options: dict | None) -> dict:
+    """Validate the engine and its options; returns the options with defaults filled in.
+
+    The fast engine accepts only the defaults (immediate feedback, one session).
+    """
+    if engine not in ENGINES:
+        raise InputError(f"--engine must be one of: {', '.join(ENGINES)}; got {engine!r}")
+    options = engine_simpy.resolve_options(engine_options)
+    if engine == "fast" and not engine_simpy.is_default(options):
+        name = next(n for n in options if options[n] != engine_simpy.OPTIONS[n])
+        raise InputError(f"{engine_simpy.FLAGS[name]} (engine option '{name}') needs --engine "
+                         "simpy; the fast engine has immediate feedback and one session")
+    return options
+
+
 def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: float = 0.0,
         quality: str = "hit", seed: int = 0, params: dict | None = None,
-        engine: str = "fast") -> RunResult:
+        engine: str = "fast", engine_options: dict | None = None) -> RunResult:
     """Run ``policy`` on ``trace`` (a :class:`Trace` or :class:`PagingTrace`).
 
     Parameters
@@ -125,12 +153,15 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
         The only source of the policy's randomness.
     params : dict, optional
         Policy parameters; unknown names raise InputError.
-    engine : {"fast"}
-        The engine to use.
+    engine : {"fast", "simpy"}
+        The engine to use (semantic traces only for ``"simpy"``).
+    engine_options : dict, optional
+        SimPy engine options (:data:`simulator.engine_simpy.OPTIONS`): ``latency``,
+        ``feedback_delay`` (both ≥ 0, in trace steps), ``feedback_loss`` (a probability)
+        and ``sessions`` (≥ 1).  The fast engine accepts only their defaults.
     """
     check_options(capacity, top_k, switch_cost, quality)
-    if engine not in ENGINES:
-        raise InputError(f"--engine must be one of: {', '.join(ENGINES)}; got {engine!r}")
+    options = check_engine(engine, engine_options)
     pol = policies.get(policy)
     prm = pol.resolve_params(params)
     paging = isinstance(trace, PagingTrace)
@@ -140,10 +171,17 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
                          + ", ".join(pol.modes))
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
+    if engine == "simpy" and paging:
+        raise InputError("--engine simpy runs semantic traces only; use --engine fast for a "
+                         "paging trace")
     seed = int(seed)
     config = dict(policy=policy, capacity=None if pol.unbounded else int(capacity),
                   top_k=int(top_k), switch_cost=float(switch_cost), quality=quality, seed=seed,
-                  params=prm, engine=engine, mode=mode)
+                  params=prm, engine=engine, mode=mode,
+                  engine_options=options if engine == "simpy" else None)
+    if engine == "simpy":
+        return _run_simpy(trace, pol, int(capacity), int(top_k), float(switch_cost),
+                          QUALITY_CODES[quality], prm, seed, config)
     kernel = engine_fast.kernel_for(pol, mode)
     if paging:
         return _run_paging(trace, pol, kernel, int(capacity), prm, seed, config)
@@ -162,12 +200,17 @@ def _semantic_args(trace, n_slots, capacity, k, qcode, state, T):
     return args, out
 
 
-def _run_semantic(trace, pol, kernel, capacity, k, lam, qcode, prm, seed, config):
+def _semantic_setup(trace, pol, capacity, lam, prm, seed):
+    """(capacity, slots, policy context) of a semantic run; unbounded: a slot per item."""
     n_keys = trace.n_keys
     if pol.unbounded:
         capacity = n_keys
-    n_slots = min(capacity, n_keys)
     ctx = Context(capacity, n_keys, trace.dim, prm, seed, lam, trace)
+    return capacity, min(capacity, n_keys), ctx
+
+
+def _run_semantic(trace, pol, kernel, capacity, k, lam, qcode, prm, seed, config):
+    capacity, n_slots, ctx = _semantic_setup(trace, pol, capacity, lam, prm, seed)
     if not kernel.signatures:  # compile on a one-step prefix so elapsed_s excludes it
         args, out = _semantic_args(trace, n_slots, capacity, k, qcode, pol.init(ctx), 1)
         kernel(*args, *out)
@@ -180,6 +223,17 @@ def _run_semantic(trace, pol, kernel, capacity, k, lam, qcode, prm, seed, config
     return RunResult(config=config, hit=hit, elapsed_s=elapsed, loss=loss, precision=prec,
                      quality=qual, admitted=adm, evicted=evi, deleted=dele, size=size,
                      scored=trace.scored)
+
+
+def _run_simpy(trace, pol, capacity, k, lam, qcode, prm, seed, config):
+    capacity, n_slots, ctx = _semantic_setup(trace, pol, capacity, lam, prm, seed)
+    out, feedback, elapsed = engine_simpy.simulate(
+        engine_fast.steps_for(pol), trace, n_slots, capacity, k, qcode, pol.init(ctx),
+        config["engine_options"], seed)
+    loss, hit, prec, qual, adm, evi, dele, size = out
+    return RunResult(config=config, hit=hit, elapsed_s=elapsed, loss=loss, precision=prec,
+                     quality=qual, admitted=adm, evicted=evi, deleted=dele, size=size,
+                     scored=trace.scored, feedback=feedback)
 
 
 def _run_paging(trace, pol, kernel, capacity, prm, seed, config):

@@ -28,6 +28,6 @@ def test_semantic_benchmark(benchmark):
 def test_run_all_quick():
     rows = bench.run_all(quick=True)
     assert [r["name"] for r in rows] == ["paging-fifo", "paging-lru", "paging-arc",
-                                         "semantic-fifo"]
+                                         "semantic-fifo", "simpy-fifo"]
     assert all(r["hits_equal"] for r in rows)
     assert all(r["ours_req_per_s"] > 0 and r["baseline_req_per_s"] > 0 for r in rows)

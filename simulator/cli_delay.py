@@ -1,0 +1,140 @@
+"""``semcache delay-study`` and the SimPy engine's flags of ``semcache run``.
+
+``semcache run`` gets ``--latency``, ``--feedback-delay``, ``--feedback-loss`` and
+``--sessions`` from :func:`add_engine_flags`; any of them other than its default needs
+``--engine simpy``.  ``semcache delay-study`` runs :func:`simulator.delay_study.study` and
+prints a table (or, with ``--json``, its document), and ``--plot FILE`` writes the PNG.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from simulator import cli_output as out
+from simulator import delay_study
+from simulator.engine_simpy import FLAGS, OPTIONS
+from simulator.errors import InputError
+from simulator.kernels import QUALITY_CODES
+
+_HELP = {"latency": "time from a query to the agent's response, in steps (simpy engine)",
+         "feedback_delay": "time from the response to its feedback, in steps (simpy engine)",
+         "feedback_loss": "probability that a step's feedback never arrives (simpy engine)",
+         "sessions": "sessions sharing the cache; session j serves steps j, j+S, … "
+                     "(simpy engine)"}
+
+
+def add_engine_flags(parser) -> None:
+    """Add the SimPy engine options to ``parser`` (each defaults to "not given")."""
+    for name, flag in FLAGS.items():
+        kind = int if name == "sessions" else float
+        parser.add_argument(flag, dest=name, type=kind, default=None, metavar="N" if kind is int
+                            else "X", help=f"{_HELP[name]}; default {OPTIONS[name]:g}")
+
+
+def engine_options(args) -> dict:
+    """The engine options given on the command line (for ``runner.run(engine_options=)``)."""
+    return {name: getattr(args, name) for name in FLAGS if getattr(args, name) is not None}
+
+
+def _numbers(flag: str, text: str) -> tuple:
+    values = []
+    for item in text.split(","):
+        try:
+            value = float(item)
+        except ValueError:
+            raise InputError(f"{flag} expects comma-separated numbers like 0,1,5; "
+                             f"got {item.strip()!r}") from None
+        values.append(int(value) if value.is_integer() and "." not in item else value)
+    return tuple(values)
+
+
+def cmd_delay_study(args) -> int:
+    from simulator.cli import _pairs  # the run command's KEY=VALUE parser
+
+    if args.plot is not None:
+        out.check_writable(args.plot, "--plot")
+    names = None
+    if args.policy is not None:
+        names = [n.strip() for n in args.policy.split(",")]
+        if not all(names):
+            raise InputError(f"--policy has an empty name in {args.policy!r}; give names "
+                             "like fifo,solar")
+    doc = delay_study.study(
+        workload=args.workload, params=_pairs("--param", args.param), policies=names,
+        delays=_numbers("--delays", args.delays), losses=_numbers("--losses", args.losses),
+        seeds=args.seeds, first_seed=args.seed, capacity=args.capacity, top_k=args.top_k,
+        switch_cost=args.switch_cost, quality=args.quality,
+        latency=0.0 if args.latency is None else args.latency,
+        sessions=1 if args.sessions is None else args.sessions, quick=args.quick)
+    doc["plot"] = args.plot
+    if args.plot is not None:
+        delay_study.plot(doc, args.plot)
+    if args.json:
+        out.emit_json(doc)
+    else:
+        _print(doc)
+    return 0
+
+
+def _print(doc: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=sys.stdout)
+    if not console.is_terminal:  # a pipe or a file: no width to fit, keep rows on one line
+        console = Console(file=sys.stdout, width=120)
+    w, o = doc["workload"], doc["options"]
+    console.print(f"workload {w['name']} ({', '.join(f'{k}={v}' for k, v in w['params'].items())})"
+                  f", seeds {w['seeds'][0]}..{w['seeds'][-1]}; K = {o['capacity']}, "
+                  f"k = {o['top_k']}, λ = {o['switch_cost']:g}, latency {o['latency']:g}, "
+                  f"sessions {o['sessions']}; hit rate, mean ± std over seeds", soft_wrap=True)
+    for sweep, title in (("feedback_delay", "feedback delay (steps), no loss"),
+                         ("feedback_loss", "feedback loss probability, no delay")):
+        table = Table(title=title)
+        table.add_column("policy", no_wrap=True)
+        for v in doc["sweeps"][sweep]["values"]:
+            table.add_column(f"{v:g}", justify="right", no_wrap=True)
+        for name in doc["policies"]:
+            table.add_row(name, *(f"{r['hit_rate_mean']:.3f}±{r['hit_rate_std']:.3f}"
+                                  for r in doc["rows"]
+                                  if r["sweep"] == sweep and r["policy"] == name))
+        console.print(table)
+    if doc.get("plot"):
+        console.print(f"wrote {doc['plot']}")
+
+
+def add_parser(sub) -> None:
+    """Register ``semcache delay-study`` on the subcommand set ``sub``."""
+    p = sub.add_parser("delay-study", help="hit rate as feedback is delayed or lost (SimPy)",
+                       description="Hit rate of each policy as feedback delay grows and as "
+                                   "feedback loss grows, on the SimPy engine, mean ± std "
+                                   "over seeds.")
+    p.add_argument("--workload", metavar="NAME", default=delay_study.WORKLOAD,
+                   help=f"a semantic workload (default {delay_study.WORKLOAD}, "
+                        "with steps=2000 topics=40)")
+    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                   help="workload parameter (repeatable)")
+    p.add_argument("--policy", metavar="A,B,C",
+                   help="policies (default: every policy defined in semantic mode)")
+    p.add_argument("--capacity", metavar="K", type=int, default=20, help="cache size K >= 1")
+    p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")
+    p.add_argument("--switch-cost", metavar="λ", type=float, default=0.0,
+                   help="cost λ >= 0 of one cache modification")
+    p.add_argument("--quality", default="hit", metavar="|".join(QUALITY_CODES),
+                   help="per-step quality measure (default: hit)")
+    p.add_argument("--seeds", metavar="N", type=int, default=3,
+                   help="seeds per point, N >= 2 (default 3)")
+    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
+    p.add_argument("--delays", metavar="D,D,…", default=",".join(map(str, delay_study.DELAYS)),
+                   help="feedback delays in steps (default 0,1,5,20,100)")
+    p.add_argument("--losses", metavar="P,P,…", default=",".join(map(str, delay_study.LOSSES)),
+                   help="feedback loss probabilities (default 0,0.1,0.3,0.5,0.9)")
+    p.add_argument("--latency", metavar="X", type=float, default=None,
+                   help="response latency in steps, fixed in both sweeps (default 0)")
+    p.add_argument("--sessions", metavar="N", type=int, default=None,
+                   help="sessions sharing the cache, fixed in both sweeps (default 1)")
+    p.add_argument("--quick", action="store_true",
+                   help=f"a {delay_study.QUICK_STEPS}-step trace, for CI")
+    p.add_argument("--plot", metavar="FILE", help="write the plot as a PNG file")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_delay_study)
