@@ -49,8 +49,10 @@ _HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "
 RETRIEVE, FEEDBACK, ARRIVE = 1, 2, 4
 WHOLE = RETRIEVE | FEEDBACK | ARRIVE
 # counts[:] = size, capacity, free-stack height, high-water mark (slots at or above it
-# have never been used, so retrieval scans below it only)
+# have never been used, so retrieval scans below it only); paging mode keeps its tallies
+# (hits, admissions, evictions) after the first three
 _SIZE, _CAPACITY, _FREE, _HWM = range(4)
+_HITS, _ADMISSIONS, _EVICTIONS = 3, 4, 5
 
 
 def _remove(s, t, state, slot_key, key_slot, counts):
@@ -203,51 +205,100 @@ def _semantic(queries, items, qtopic, itopic, weights, keys, ev_ptr, ev_idx, has
            out_evi, out_del, out_size)
 
 
-def _paging(requests, n_keys, capacity, state, out_hit):
-    T = requests.shape[0]
-    slot_key = np.full(capacity, -1, np.int64)
-    slot_vec = np.zeros((0, capacity), np.float32)
-    slot_adm = np.zeros(capacity, np.int64)
-    key_slot = np.full(n_keys, -1, np.int32)  # half the bytes: more of it stays in cache
-    free = np.arange(capacity - 1, -1, -1).astype(np.int64)
-    counts = np.zeros(3, np.int64)
-    counts[1] = capacity
-    counts[2] = capacity
+@njit(cache=True)  # self-contained: safe to cache on its own
+def _empty_paging_cache(n_keys, capacity):
+    """``(slot_key, slot_vec, slot_adm, key_slot, free, counts)`` of an empty paging cache.
+
+    ``counts`` = size, capacity, free-stack height, then the tallies hits, admissions,
+    evictions.  ``key_slot`` is int32: half the bytes, so more of it stays in cache.
+    """
+    counts = np.zeros(6, np.int64)
+    counts[_CAPACITY] = capacity
+    counts[_FREE] = capacity
+    return (np.full(capacity, -1, np.int64), np.zeros((0, capacity), np.float32),
+            np.zeros(capacity, np.int64), np.full(n_keys, -1, np.int32),
+            np.arange(capacity - 1, -1, -1).astype(np.int64), counts)
+
+
+def _paging_steps(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_slot, free,
+                  counts, state, out_hit):
+    """Paging-mode phases of requests ``t0 .. t1-1`` (SPEC §1, last paragraph).
+
+    RETRIEVE: the request is a hit iff its object is cached (``on_hit``); FEEDBACK: loss 1
+    on a miss, 0 on a hit; ARRIVE: on a miss the object arrives and the policy decides.
+    """
     cache = (slot_key, slot_vec, slot_adm, counts)
     x = np.zeros(0, np.float32)
-    hits = 0
-    admissions = 0
-    evictions = 0
-    for t in range(T):
+    capacity = counts[_CAPACITY]
+    for t in range(t0, t1):
         key = requests[t]
-        s = key_slot[key]
-        if s >= 0:
-            hits += 1
-            out_hit[t] = 1
-            _on_hit(state, s, t, True)  # noqa: F821
-            _on_feedback(state, t, 0.0, 1.0)  # noqa: F821
+        if phases & RETRIEVE:
+            s = key_slot[key]
+            if s >= 0:
+                counts[_HITS] += 1
+                out_hit[t] = 1
+                _on_hit(state, s, t, True)  # noqa: F821
+            else:
+                out_hit[t] = 0
+        if phases & FEEDBACK:
+            miss = 1.0 - out_hit[t]
+            _on_feedback(state, t, miss, 1.0 - miss)  # noqa: F821
+        if not (phases & ARRIVE) or out_hit[t]:
             continue
-        out_hit[t] = 0
-        _on_feedback(state, t, 1.0, 0.0)  # noqa: F821
+        if key_slot[key] >= 0:  # admitted by an earlier miss still in flight (SimPy only)
+            _on_rearrival(state, key_slot[key], t)  # noqa: F821
+            continue
         if not _admit(state, t, key, x, cache):  # noqa: F821
             continue
-        if counts[0] >= capacity:
+        if counts[_SIZE] >= capacity:
             v = _victim(state, t, key, x, cache)  # noqa: F821
             if v < 0 or v >= capacity or slot_key[v] < 0:
                 raise RuntimeError("policy chose a victim slot that is not occupied")
             _remove(v, t, state, slot_key, key_slot, counts)
-            evictions += 1
+            counts[_EVICTIONS] += 1
             s = v
         else:
-            counts[2] -= 1
-            s = free[counts[2]]
+            counts[_FREE] -= 1
+            s = free[counts[_FREE]]
         slot_key[s] = key
         slot_adm[s] = t
         key_slot[key] = s
-        counts[0] += 1
-        admissions += 1
+        counts[_SIZE] += 1
+        counts[_ADMISSIONS] += 1
         _on_insert(state, s, key, t)  # noqa: F821
-    return hits, admissions, evictions
+
+
+def _paging(requests, n_keys, capacity, state, out_hit):
+    slot_key, slot_vec, slot_adm, key_slot, free, counts = _empty_paging_cache(n_keys, capacity)
+    _paging_steps(0, requests.shape[0], WHOLE, requests, slot_key,  # noqa: F821
+                  slot_vec, slot_adm, key_slot, free, counts, state, out_hit)
+    return counts[_HITS], counts[_ADMISSIONS], counts[_EVICTIONS]
+
+
+@structref.register
+class _PagingRunType(nbtypes.StructRef):
+    def preprocess_fields(self, fields):
+        return tuple((name, nbtypes.unliteral(typ)) for name, typ in fields)
+
+
+class PagingRunArrays(structref.StructRefProxy):
+    """Every argument of :func:`_paging_steps` after ``phases``, as one compiled object."""
+
+
+PAGING_RUN_FIELDS = ("requests", "slot_key", "slot_vec", "slot_adm", "key_slot", "free",
+                     "counts", "state", "out_hit")
+structref.define_proxy(PagingRunArrays, _PagingRunType, list(PAGING_RUN_FIELDS))
+
+
+@njit(cache=True)  # self-contained: safe to cache on its own
+def _paging_bundle(*arrays):
+    return PagingRunArrays(*arrays)
+
+
+def _run_paging_steps(run, t0, t1, phases):
+    """:func:`_paging_steps` on the arrays of a :class:`PagingRunArrays`."""
+    _paging_steps(t0, t1, phases, run.requests, run.slot_key, run.slot_vec,  # noqa: F821
+                  run.slot_adm, run.key_slot, run.free, run.counts, run.state, run.out_hit)
 
 
 def _compile(policy) -> dict:
@@ -261,7 +312,8 @@ def _compile(policy) -> dict:
         for hook in _HOOKS:
             env["_" + hook] = getattr(policy, hook)
         suffix = f"{policy.name}_{_SOURCE_HASH}"
-        for body in (_remove, _steps, _run_steps, _semantic, _paging):
+        for body in (_remove, _steps, _run_steps, _semantic, _paging_steps,
+                     _run_paging_steps, _paging):
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
             fn.__qualname__ = fn.__name__
             # the only disk-cached functions that call into other files: the salt covers them
@@ -275,17 +327,28 @@ def kernel_for(policy, mode: str):
     return _compile(policy)["_semantic" if mode == "semantic" else "_paging"]
 
 
-def steps_for(policy):
-    """``policy``'s compiled :func:`_run_steps`, for engines that drive the phases themselves.
+def steps_for(policy, mode: str = "semantic"):
+    """``policy``'s compiled step function, for engines that drive the phases themselves.
 
-    Call it as ``fn(run, t0, t1, phases)`` with ``run = bundle(...)``.
+    Call it as ``fn(run, t0, t1, phases)`` with ``run = bundle(...)`` (semantic) or
+    ``run = paging_bundle(...)`` (paging).
     """
-    return _compile(policy)["_run_steps"]
+    return _compile(policy)["_run_steps" if mode == "semantic" else "_run_paging_steps"]
 
 
 def bundle(*arrays) -> RunArrays:
     """The arguments of :func:`_steps` after ``phases`` (see ``RUN_FIELDS``), as one object."""
     return _bundle(*arrays)
+
+
+def paging_bundle(*arrays) -> PagingRunArrays:
+    """The arguments of :func:`_paging_steps` after ``phases`` (``PAGING_RUN_FIELDS``)."""
+    return _paging_bundle(*arrays)
+
+
+def empty_paging_cache(n_keys: int, capacity: int) -> tuple:
+    """A fresh, empty paging cache: the arrays :func:`_paging_steps` takes after ``requests``."""
+    return _empty_paging_cache(n_keys, capacity)
 
 
 def empty_cache(n_slots: int, n_keys: int, dim: int, capacity: int, k: int) -> tuple:

@@ -22,6 +22,10 @@ before its first step):
   one seeded draw per step, :func:`lost_feedback`).
 
 Events at the same time run in order of (step, phase), with query < feedback < response.
+Paging traces follow the same model: request t's query is the hit test (``on_hit`` on a
+hit), its feedback is loss 1 on a miss and 0 on a hit, and on a miss the object arrives at
+the response (if an earlier miss already brought it in, that is a re-arrival).
+
 So the feedback of step s reaches the policy before the query of a later step t whenever
 it is due by q_t (with no latency: whenever s + delay ≤ t); with no delay a step's
 feedback comes before its own arrival, as in SPEC §1; and an earlier step's decision is
@@ -68,7 +72,8 @@ from heapq import heappush
 import numpy as np
 import simpy
 
-from simulator.engine_fast import ARRIVE, FEEDBACK, RETRIEVE, bundle, empty_cache
+from simulator.engine_fast import (ARRIVE, FEEDBACK, RETRIEVE, bundle, empty_cache,
+                                   empty_paging_cache, paging_bundle)
 from simulator.errors import InputError
 
 # Engine options: default values, and the command-line flag that sets each one.
@@ -185,8 +190,27 @@ def simulate(steps_fn, trace, n_slots, capacity, k, qcode, state, options, seed)
     (:func:`~simulator.engine_fast.steps_for`), ``state`` its fresh state and ``options``
     resolved engine options; ``seed`` draws the lost feedback.
     """
-    T = trace.steps
     run, out = new_run(trace, n_slots, capacity, k, qcode, state)
+    return (out, *_drive(steps_fn, run, trace.steps, options, seed))
+
+
+def simulate_paging(steps_fn, trace, capacity, state, options, seed):
+    """A paging trace through SimPy: a request is a query (hit or miss), a miss's object
+    arrives at the response; returns (hit array, tallies, feedback counters, seconds).
+
+    ``tallies`` is ``(hits, admissions, evictions)``; ``steps_fn`` is
+    ``steps_for(policy, "paging")``.
+    """
+    cache = empty_paging_cache(max(trace.n_keys, 1), capacity)
+    hit = np.zeros(trace.steps, np.int8)
+    run = paging_bundle(trace.requests, *cache, state, hit)
+    feedback, elapsed = _drive(steps_fn, run, trace.steps, options, seed)
+    counts = cache[-1]
+    return hit, tuple(int(c) for c in counts[3:6]), feedback, elapsed
+
+
+def _drive(steps_fn, run, T, options, seed):
+    """The events of the time model for ``T`` steps of ``run``; (feedback, seconds)."""
     steps_fn(run, 0, 0, 0)  # an empty range: compiles (or loads) outside the timing
     latency, delay, n_sessions = (options["latency"], options["feedback_delay"],
                                   options["sessions"])
@@ -231,5 +255,4 @@ def simulate(steps_fn, trace, n_slots, capacity, k, qcode, state, options, seed)
     elapsed = time.perf_counter() - t0
     n_lost = int(lost.sum())
     delivered = delivered_late if delay > 0 else T - n_lost
-    return out, {"delivered": delivered, "lost": n_lost, "pending": T - n_lost - delivered}, \
-        elapsed
+    return {"delivered": delivered, "lost": n_lost, "pending": T - n_lost - delivered}, elapsed

@@ -87,7 +87,7 @@ class RunResult:
                        mean_quality=hits / n, miss_cost=float(n - hits), modifications=mods,
                        admissions=mods, evictions=self.evictions,
                        cost=float(n - hits) + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
-            return out
+            return self._with_engine_options(out)
         sc = self.scored
         n = int(sc.sum())
         changed = (self.admitted >= 0) | (self.evicted >= 0) | (self.deleted >= 0)
@@ -102,7 +102,10 @@ class RunResult:
             miss_cost=miss_cost, modifications=mods,
             admissions=int((self.admitted >= 0).sum()), evictions=evictions,
             cost=miss_cost + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
-        options = c.get("engine_options")
+        return self._with_engine_options(out)
+
+    def _with_engine_options(self, out: dict) -> dict:
+        options = self.config.get("engine_options")
         if options is not None and not engine_simpy.is_default(options):
             out.update(engine_options=dict(options), feedback=dict(self.feedback))
         return out
@@ -154,7 +157,7 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
     params : dict, optional
         Policy parameters; unknown names raise InputError.
     engine : {"fast", "simpy"}
-        The engine to use (semantic traces only for ``"simpy"``).
+        The engine to use.
     engine_options : dict, optional
         SimPy engine options (:data:`simulator.engine_simpy.OPTIONS`): ``latency``,
         ``feedback_delay`` (both ≥ 0, in trace steps), ``feedback_loss`` (a probability)
@@ -171,14 +174,13 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
                          + ", ".join(pol.modes))
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
-    if engine == "simpy" and paging:
-        raise InputError("--engine simpy runs semantic traces only; use --engine fast for a "
-                         "paging trace")
     seed = int(seed)
     config = dict(policy=policy, capacity=None if pol.unbounded else int(capacity),
                   top_k=int(top_k), switch_cost=float(switch_cost), quality=quality, seed=seed,
                   params=prm, engine=engine, mode=mode,
                   engine_options=options if engine == "simpy" else None)
+    if engine == "simpy" and paging:
+        return _run_simpy_paging(trace, pol, int(capacity), prm, seed, config)
     if engine == "simpy":
         return _run_simpy(trace, pol, int(capacity), int(top_k), float(switch_cost),
                           QUALITY_CODES[quality], prm, seed, config)
@@ -236,9 +238,23 @@ def _run_simpy(trace, pol, capacity, k, lam, qcode, prm, seed, config):
                      scored=trace.scored, feedback=feedback)
 
 
+def _paging_context(trace, capacity, prm, seed, config):
+    return Context(capacity, max(trace.n_keys, 1), 0, prm, seed, float(config["switch_cost"]),
+                   trace)
+
+
+def _run_simpy_paging(trace, pol, capacity, prm, seed, config):
+    hit, (_, admissions, evictions), feedback, elapsed = engine_simpy.simulate_paging(
+        engine_fast.steps_for(pol, "paging"), trace, capacity,
+        pol.init(_paging_context(trace, capacity, prm, seed, config)),
+        config["engine_options"], seed)
+    return RunResult(config=config, hit=hit, elapsed_s=elapsed, admissions=admissions,
+                     evictions=evictions, feedback=feedback)
+
+
 def _run_paging(trace, pol, kernel, capacity, prm, seed, config):
     n_keys = max(trace.n_keys, 1)
-    ctx = Context(capacity, n_keys, 0, prm, seed, float(config["switch_cost"]), trace)
+    ctx = _paging_context(trace, capacity, prm, seed, config)
     if not kernel.signatures:
         kernel(trace.requests[:1], n_keys, capacity, pol.init(ctx), np.zeros(1, np.int8))
     state = pol.init(ctx)
