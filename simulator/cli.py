@@ -121,8 +121,10 @@ def _check_policies(names: list, mode: str, params: dict) -> None:
         pol.resolve_params(params)
 
 
-def _from_cache(name: str, mode: str) -> bool:
-    kernel = engine_fast.kernel_for(policies.get(name), mode)
+def _from_cache(name: str, mode: str, engine: str) -> bool:
+    pol = policies.get(name)
+    kernel = (engine_fast.steps_for(pol, mode) if engine == "simpy"
+              else engine_fast.kernel_for(pol, mode))
     return sum(kernel.stats.cache_hits.values()) > 0
 
 
@@ -152,7 +154,7 @@ def cmd_run(args) -> int:
                             engine_options=engine_options)
         record = result.summary()
         if report_cache:
-            record["compiled_from_cache"] = _from_cache(name, mode)
+            record["compiled_from_cache"] = _from_cache(name, mode, args.engine)
         runs.append(record)
     doc = {"workload": source, "runs": runs}
     if args.out is not None:
