@@ -4,6 +4,7 @@
 ``semcache workload list``  the registered workloads and their parameters
 ``semcache workload make``  write a workload's trace to an ``.npz`` file
 ``semcache workload show``  a workload's parameters and measured statistics of its trace
+``semcache opt``            the exact offline optimum of a trace (SPEC §4)
 ``semcache bench``          measured speed against the reference implementations
 ``semcache delay-study``    hit rate as feedback is delayed or lost (SimPy engine)
 
@@ -24,7 +25,7 @@ import os
 import sys
 
 from simulator import cli_output as out
-from simulator import cli_delay, engine_fast, policies, runner
+from simulator import cli_delay, cli_opt, engine_fast, policies, runner
 from simulator.errors import InputError
 from simulator.kernels import QUALITY_CODES
 from simulator.trace import PagingTrace, load, save
@@ -287,6 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_workload(sub)
     _add_bench(sub)
     cli_delay.add_parser(sub)
+    cli_opt.add_parser(sub)
     return parser
 
 

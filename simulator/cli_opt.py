@@ -1,0 +1,64 @@
+"""``semcache opt``: the exact offline optimum of one trace or workload (SPEC §4, §7).
+
+Takes the model options of ``semcache run`` and prints OPT's cost, whether it is exact,
+its lower and upper bounds, the method used and the optimal schedule (admissions and
+evictions per step, by item key).  ``--json`` prints one object with ``opt_cost``,
+``exact``, ``lower_bound``, ``upper_bound``, ``method``, ``schedule``, the options and the
+``workload`` record of ``semcache run``.  An instance too big for an exact method is an
+error (exit code 2) that says which limits it exceeds.
+"""
+
+from __future__ import annotations
+
+from simulator import cli_output as out
+from simulator.kernels import QUALITY_CODES
+
+
+def cmd_opt(args) -> int:
+    from simulator.cli import _check_seed, _source  # shared with `semcache run`
+    from simulator.runner import check_options
+    from theory.opt import opt
+
+    check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
+    _check_seed(args.seed)
+    trace, source = _source(args)
+    result = opt(trace, args.capacity, args.top_k, args.switch_cost, args.quality,
+                 method=args.method)
+    doc = {"workload": source, **result.to_dict()}
+    if args.json:
+        out.emit_json(doc)
+        return 0
+    kind = "exact" if result.exact else f"bounds [{result.lower_bound:g}, {result.upper_bound:g}]"
+    out.print_line(f"OPT = {result.opt_cost:g} ({kind}, method {result.method}); "
+                   f"K = {args.capacity}, k = {args.top_k}, λ = {args.switch_cost:g}, "
+                   f"quality {args.quality}, {trace.steps} steps")
+    sched = result.schedule
+    for t, (a, ev) in enumerate(zip(sched["admitted"], sched["evicted"])):
+        if a >= 0 or ev:
+            admit = f"admit {a}" if a >= 0 else "no admission"
+            gone = f", evict {', '.join(map(str, ev))}" if ev else ""
+            out.print_line(f"  step {t}: {admit}{gone}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Register ``semcache opt`` on the subcommand set ``sub``."""
+    p = sub.add_parser("opt", help="the exact offline optimum of one workload or trace file",
+                       description="The offline optimum of SPEC §4 (min Σ ℓ_t + λ·N over all "
+                                   "cache schedules), computed exactly by dynamic programming.")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--workload", metavar="NAME", help="a registered workload")
+    src.add_argument("--trace", metavar="FILE", help="a trace .npz file (SPEC §6)")
+    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                   help="workload parameter (repeatable)")
+    p.add_argument("--capacity", metavar="K", type=int, default=10, help="cache size K >= 1")
+    p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")
+    p.add_argument("--switch-cost", metavar="λ", type=float, default=0.0,
+                   help="cost λ >= 0 of one cache modification")
+    p.add_argument("--quality", default="hit", metavar="|".join(QUALITY_CODES),
+                   help="per-step quality measure (default: hit)")
+    p.add_argument("--method", default="auto", metavar="auto|topics|counts|items",
+                   help="force one exact DP (default: the first that applies)")
+    p.add_argument("--seed", type=int, default=0, help="workload seed")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_opt)

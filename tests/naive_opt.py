@@ -1,0 +1,72 @@
+"""Plain-Python exhaustive search for the offline optimum of SPEC §4, for the OPT tests.
+
+Nothing from ``simulator`` or ``theory``: the per-step retrieval and scoring are those of
+:mod:`tests.naive` (the reference the engines are tested against).  From each state every
+decision S_{t+1} ⊆ S_t ∪ {e_t}, |S_{t+1}| <= K is tried, and every decision sequence is
+covered; the search memoises on the full state (step, cached items with their admission
+steps), which is exactly what the future depends on, so it stays fast on tiny traces.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+
+from naive import Item, quality_of, retrieve
+
+
+def step_loss(trace, t, cache: dict, k: int, quality: str) -> float:
+    """ℓ_t of the cache ``{key: Item}`` (0 on unscored steps, as the runner counts cost)."""
+    ranked = retrieve(trace.queries[t].tolist(), cache, k)
+    ptr, idx = trace.evidence_indptr, trace.evidence_indices
+    ev = set(idx[ptr[t]:ptr[t + 1]].tolist()) if trace.has_evidence else set()
+    a = int(trace.query_topics[t])
+    rel = [(a >= 0 and cache[key].topic == a) or key in ev for key, _ in ranked]
+    _, _, q = quality_of(quality, sum(rel), len(ranked), k, ranked[0][1] if ranked else 0.0)
+    w = float(trace.weights[t]) if trace.scored[t] else 0.0
+    return w * (1.0 - q)
+
+
+def brute_opt(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
+              restricted: bool = False) -> float:
+    """min over all feasible decision sequences of Σ ℓ_t + λ·N, from an empty cache.
+
+    ``restricted`` allows only keep, add e_t (when not full) and swap one item for e_t:
+    the class that suffices when the miss cost is monotone in the cache (SPEC §4).
+    """
+    T = trace.steps
+    items = trace.items.tolist()
+    topics = trace.item_topics.tolist()
+    keys = trace.item_keys.tolist()
+
+    @functools.lru_cache(maxsize=None)
+    def best(t, state):  # state: sorted tuple of (key, admission step)
+        if t == T:
+            return 0.0
+        cache = {key: Item(key, items[adm], topics[adm], adm) for key, adm in state}
+        here = step_loss(trace, t, cache, top_k, quality)
+        pool = list(state)
+        if keys[t] not in cache:  # a re-arrival of a cached key admits nothing (SPEC §6)
+            pool.append((keys[t], t))
+        out = math.inf
+        for n in range(min(capacity, len(pool)) + 1):
+            for nxt in itertools.combinations(pool, n):
+                nxt = tuple(sorted(nxt))
+                if restricted and not _simple(state, nxt, capacity):
+                    continue
+                cost = (0.0 if nxt == state else switch_cost) + best(t + 1, nxt)
+                out = min(out, cost)
+        return here + out
+
+    return best(0, ())
+
+
+def _simple(state, nxt, capacity) -> bool:
+    """Keep, add the arrival to a cache with room, or swap one cached item for it."""
+    if nxt == state:
+        return True
+    kept = set(state) & set(nxt)
+    added = set(nxt) - set(state)
+    return len(added) == 1 and (len(kept) == len(state) < capacity
+                                or len(kept) == len(state) - 1)

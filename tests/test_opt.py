@@ -1,0 +1,239 @@
+"""The offline optimum (SPEC §4): every DP against an exhaustive search, and OPT against policies.
+
+The exhaustive search (:mod:`naive_opt`) tries every decision sequence on tiny traces and
+scores them with :mod:`naive`'s retrieval; each exact DP that applies must match it.  On
+larger traces OPT must not exceed any policy's cost, the DPs must agree with one another,
+and every schedule, replayed, must cost exactly ``opt_cost``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from naive_opt import brute_opt
+from simulator.errors import InputError
+from simulator.policies import REGISTRY
+from simulator.runner import run
+from simulator.trace import PagingTrace, Trace
+from theory import opt_counts, opt_dp, opt_topics
+from theory.opt import opt
+from theory.opt_model import build_model, replay, schedule_from_sets
+from workloads import get
+
+TOL = 1e-9
+
+
+def _close(a, b):
+    return abs(a - b) <= TOL * max(1.0, abs(a), abs(b))
+
+
+@st.composite
+def tiny(draw):
+    """T <= 6 arrivals, coarse integer vectors (ties happen), topics with -1, weights 0/1,
+    sometimes re-streamed keys and sometimes explicit evidence."""
+    T = draw(st.integers(1, 6))
+    d = 3
+    coord = st.integers(-1, 2)
+    pool = draw(st.lists(st.tuples(coord, coord, coord).filter(any), min_size=1, max_size=4))
+    vec = st.sampled_from(pool)
+    topic = st.integers(-1, 2)
+    arrays = dict(
+        queries=np.array(draw(st.lists(vec, min_size=T, max_size=T)), np.float32).reshape(T, d),
+        items=np.array(draw(st.lists(vec, min_size=T, max_size=T)), np.float32).reshape(T, d),
+        query_topics=np.array(draw(st.lists(topic, min_size=T, max_size=T))),
+        item_topics=np.array(draw(st.lists(topic, min_size=T, max_size=T))),
+        weights=np.array(draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=T, max_size=T))))
+    if draw(st.booleans()):  # re-streamed keys: an arrival may be an item already seen
+        keys = draw(st.lists(st.integers(0, 3), min_size=T, max_size=T))
+        arrays["item_keys"] = np.array(keys)
+        # a key keeps its first vector and topic, as a real re-stream would
+        first = {}
+        for t, key in enumerate(keys):
+            first.setdefault(key, t)
+            arrays["items"][t] = arrays["items"][first[key]]
+            arrays["item_topics"][t] = arrays["item_topics"][first[key]]
+    if draw(st.integers(0, 3)) == 0:  # explicit evidence: relevant item ids per step
+        ids = sorted(set((arrays.get("item_keys", np.arange(T))).tolist()))
+        ev = [draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) for _ in range(T)]
+        arrays["evidence_indptr"] = np.cumsum([0] + [len(e) for e in ev])
+        arrays["evidence_indices"] = np.array([i for e in ev for i in e], np.int64)
+    tr = Trace.from_arrays(**arrays)
+    return (tr, draw(st.integers(1, 3)), draw(st.integers(1, 3)),
+            draw(st.sampled_from([0.0, 0.5, 2.0])),
+            draw(st.sampled_from(["hit", "precision", "similarity"])))
+
+
+def _soft_topk_case():
+    """k = 1 < K = 2: an irrelevant item that is more similar pushes the relevant one out.
+
+    A (topic 0) arrives at step 0, B (topic 1) at 1, C (no topic, B's vector) at 2.  B answers
+    step 2; step 3 asks topic 0 with a query nearer B than A, so A is retrieved only if B has
+    been *deleted*: admitting C instead (a swap) is as bad as keeping B.  With λ < 1/2 the
+    optimum (1 + 3λ) needs that deletion.
+    """
+    A, B, D = [1, 0, 0], [0, 1, 0], [0, 0, 1]
+    tr = Trace.from_arrays(
+        queries=np.array([D, A, B, [1, 2, 0]], np.float32),
+        items=np.array([A, B, B, D], np.float32),
+        query_topics=np.array([0, 0, 1, 0]), item_topics=np.array([0, 1, -1, -1]))
+    return tr, 2, 1, 0.25, "hit"
+
+
+def _check_all(case):
+    tr, K, k, lam, quality = case
+    want = brute_opt(tr, K, k, lam, quality)
+    cost, sets = opt_dp.solve(build_model(tr, k, quality), K, lam)
+    assert _close(cost, want), ("items", cost, want)
+    assert _close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality), want)
+    if opt_topics.applies(tr, K, k, quality) is None:
+        cost, sets = opt_topics.solve(tr, K, lam)
+        assert _close(cost, want), ("topics", cost, want)
+        assert _close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality),
+                      want)
+    if opt_counts.applies(tr) is None:
+        cost, sets = opt_counts.solve(tr, K, k, lam, quality)
+        assert _close(cost, want), ("counts", cost, want)
+        assert _close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality),
+                      want)
+    r = opt(tr, K, k, lam, quality)
+    assert r.exact and _close(r.opt_cost, want)
+    assert r.lower_bound <= r.opt_cost <= r.upper_bound
+
+
+@settings(max_examples=150)
+@given(tiny())
+@example(_soft_topk_case())
+def test_every_dp_matches_exhaustive_search(case):
+    _check_all(case)
+
+
+@settings(max_examples=40)
+@given(tiny().filter(lambda c: c[4] == "hit" and c[2] >= c[1] and not c[0].has_evidence))
+def test_topic_dp_matches_exhaustive_search_when_k_covers_the_cache(case):
+    # k >= K, hit quality, no evidence: the topic DP always applies (key topics are fixed)
+    tr, K, k, lam, quality = case
+    assert opt_topics.applies(tr, K, k, quality) is None
+    _check_all(case)
+
+
+def test_deletions_matter_in_soft_top_k():
+    tr, K, k, lam, quality = _soft_topk_case()
+    full = brute_opt(tr, K, k, lam, quality)
+    simple = brute_opt(tr, K, k, lam, quality, restricted=True)
+    assert full == pytest.approx(1 + 3 * lam)  # miss at step 0; admit A, admit B, delete B
+    # without deletions: skip B (miss at step 2) or keep it (miss at step 3)
+    assert simple == pytest.approx(2 + lam) and simple > full
+    r = opt(tr, K, k, lam, quality)
+    assert r.opt_cost == pytest.approx(full)
+    assert r.schedule["admitted"][2] == -1 and r.schedule["evicted"][2] == [1]  # B deleted
+
+
+def _random_trace(seed, T=36):
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(4, 6))
+    qt, it = rng.integers(-1, 4, T), rng.integers(-1, 4, T)
+    noisy = lambda tp: centres[np.maximum(tp, 0)] + rng.normal(scale=0.8, size=(T, 6))
+    return Trace.from_arrays(queries=noisy(qt).astype(np.float32),
+                             items=noisy(it).astype(np.float32), query_topics=qt,
+                             item_topics=it, weights=rng.integers(0, 2, T) * 1.0,
+                             scored=rng.random(T) < 0.9)
+
+
+POLICIES = [name for name, p in REGISTRY.items()
+            if not p.unbounded and "semantic" in p.modes]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_opt_is_at_most_every_policy(seed):
+    tr = _random_trace(seed)
+    K, k = 2 + seed % 2, [1, 3][seed % 2]
+    lam = [0.0, 0.5, 2.0][seed % 3]
+    quality = ["hit", "precision", "similarity"][seed % 3]
+    r = opt(tr, K, k, lam, quality)
+    assert r.exact
+    assert replay(tr, r.schedule, K, k, lam, quality) == pytest.approx(r.opt_cost, abs=1e-9)
+    for name in POLICIES:
+        cost = run(tr, name, capacity=K, top_k=k, switch_cost=lam, quality=quality,
+                   seed=seed).summary()["cost"]
+        assert r.opt_cost <= cost + 1e-9, (name, r.opt_cost, cost)
+
+
+@pytest.mark.parametrize("K,lam", [(2, 0.5), (3, 2.0)])
+def test_topic_and_item_dps_agree_on_cycling(K, lam):
+    tr = get("cycling").generate({"steps": 40, "topics": 5, "items_per_topic": 2, "dim": 16},
+                                 seed=K)
+    assert opt_topics.applies(tr, K, 1, "hit") is None  # separated clusters at k = 1
+    by_topic = opt(tr, K, 1, lam, "hit", method="topics")
+    by_item = opt(tr, K, 1, lam, "hit", method="items")
+    assert by_topic.opt_cost == pytest.approx(by_item.opt_cost, abs=1e-9)
+    fifo = run(tr, "fifo", capacity=K, top_k=1, switch_cost=lam).summary()["cost"]
+    assert by_topic.opt_cost <= fifo + 1e-9
+
+
+def test_count_and_item_dps_agree_on_a_small_pool():
+    rng = np.random.default_rng(7)
+    pool = rng.normal(size=(3, 5)).astype(np.float32)
+    pick = rng.integers(0, 3, 30)
+    tr = Trace.from_arrays(queries=rng.normal(size=(30, 5)).astype(np.float32),
+                           items=pool[pick], query_topics=rng.integers(0, 3, 30),
+                           item_topics=pick)
+    for quality in ("precision", "similarity"):
+        a = opt(tr, 3, 2, 0.5, quality, method="counts")
+        b = opt(tr, 3, 2, 0.5, quality, method="items")
+        assert a.opt_cost == pytest.approx(b.opt_cost, abs=1e-9)
+
+
+def test_paper_size_topic_instance_is_exact():
+    # m = 11 topics, K = 10, k = 3, T = 10^4 (the speed target's instance; ~3 s here)
+    tr = get("cycling").generate({"steps": 10_000, "topics": 11}, seed=0)
+    r = opt(tr, 10, 3, 1.0, "hit")
+    assert r.method == "topics" and r.exact
+    assert r.opt_cost <= run(tr, "fifo", capacity=10, top_k=3, switch_cost=1.0
+                             ).summary()["cost"]
+
+
+def test_refusals_are_input_errors():
+    tr = _random_trace(0, T=400)
+    with pytest.raises(InputError, match="too big"):
+        opt(tr, 8, 3, 0.5, "precision")
+    with pytest.raises(InputError, match="semantic"):
+        opt(PagingTrace.from_requests([1, 2, 1]), 1)
+    with pytest.raises(InputError, match="--capacity"):
+        opt(tr, 0)
+    with pytest.raises(InputError, match="topics"):
+        opt(tr, 2, 1, 0.5, "precision", method="topics")
+
+
+def _opt_cli(argv, capsys):
+    from simulator import cli, cli_opt
+
+    parser = cli._Parser(prog="semcache")
+    cli_opt.add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    code = args.func(args)
+    return code, capsys.readouterr().out
+
+
+def test_cli_opt_json_matches_opt(tmp_path, capsys):
+    import json
+
+    from simulator.trace import save
+
+    tr, K, k, lam, quality = _soft_topk_case()
+    path = tmp_path / "soft.npz"
+    save(tr, path)
+    code, text = _opt_cli(["opt", "--trace", str(path), "--capacity", str(K), "--top-k",
+                           str(k), "--switch-cost", str(lam), "--json"], capsys)
+    doc = json.loads(text)
+    assert code == 0
+    assert doc["opt_cost"] == pytest.approx(1 + 3 * lam) and doc["exact"] is True
+    assert doc["lower_bound"] == doc["upper_bound"] == doc["opt_cost"]
+    assert doc["method"] == "items" and doc["schedule"]["evicted"][2] == [1]
+    code, text = _opt_cli(["opt", "--workload", "cycling", "--param", "steps=30",
+                           "--param", "topics=4", "--capacity", "2", "--top-k", "1"], capsys)
+    assert code == 0 and text.startswith("OPT = ")
+    with pytest.raises(InputError, match="--capacity"):
+        _opt_cli(["opt", "--workload", "cycling", "--capacity", "0"], capsys)
