@@ -32,6 +32,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
+from simulator.policies.linked_rows import push_front, unlink
 
 # Layout.  The four lists are circular doubly linked lists through a sentinel row
 # (sentinel.next = MRU end, sentinel.prev = LRU end) in one int64 table of
@@ -76,26 +77,8 @@ def _init(ctx):
 
 
 @njit
-def _unlink(table, i):
-    prv = table[i, _PREV]
-    nxt = table[i, _NEXT]
-    table[prv, _NEXT] = nxt
-    table[nxt, _PREV] = prv
-
-
-@njit
-def _push_mru(table, head, i, lst):
-    first = table[head, _NEXT]
-    table[i, _PREV] = head
-    table[i, _NEXT] = first
-    table[i, _LIST] = lst
-    table[first, _PREV] = i
-    table[head, _NEXT] = i
-
-
-@njit
 def _free_ghost(table, node):
-    _unlink(table, node)
+    unlink(table, node)
     table[node, _NEXT] = table[_FREE]
     table[_FREE] = node
 
@@ -105,8 +88,8 @@ def _to_t2(table, slot):
     if table[slot, _LIST] == 1:
         table[_T1] -= 1
         table[_T2] += 1
-    _unlink(table, slot)
-    _push_mru(table, table[_K] + 1, slot, 2)
+    unlink(table, slot)
+    push_front(table, table[_K] + 1, slot, 2)
 
 
 @njit
@@ -184,7 +167,7 @@ def _on_evict(state, slot, key, t):
     table = state[0]
     lst = table[slot, _LIST]
     table[_T1 if lst == 1 else _T2] -= 1
-    _unlink(table, slot)
+    unlink(table, slot)
     dest = table[_DEST]
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if dest != 0:
@@ -192,7 +175,7 @@ def _on_evict(state, slot, key, t):
         table[_FREE] = table[node, _NEXT]
         table[node, _KEY] = key
         table[_B1 if dest == 1 else _B2] += 1
-        _push_mru(table, 2 * table[_K] + 2 + dest, node, dest)
+        push_front(table, 2 * table[_K] + 2 + dest, node, dest)
         state[1][key >> 6] |= 1 << (key & 63)
         state[1][table[_W] + key] = node
 
@@ -203,7 +186,7 @@ def _on_insert(state, slot, key, t):
     lst = 2 if table[_ARRIVAL] != 0 else 1  # a ghost hit enters T2
     table[_ARRIVAL] = 0
     table[_T1 if lst == 1 else _T2] += 1
-    _push_mru(table, table[_K] + lst - 1, slot, lst)
+    push_front(table, table[_K] + lst - 1, slot, lst)
 
 
 POLICY = Policy(name="arc", summary="always admit; adaptive replacement cache (ARC)",

@@ -37,6 +37,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
+from simulator.policies.linked_rows import push_back, unlink
 
 PARAMS = {"small_ratio": 0.1, "ghost_ratio": 0.9, "move_threshold": 2}
 
@@ -95,24 +96,6 @@ def _init(ctx):
 
 
 @njit
-def _unlink(table, i):
-    prv = table[i, _PREV]
-    nxt = table[i, _NEXT]
-    table[prv, _NEXT] = nxt
-    table[nxt, _PREV] = prv
-
-
-@njit
-def _push_newest(table, head, i, lst):
-    last = table[head, _PREV]
-    table[i, _PREV] = last
-    table[i, _NEXT] = head
-    table[i, _LIST] = lst
-    table[last, _NEXT] = i
-    table[head, _PREV] = i
-
-
-@njit
 def _on_hit(state, slot, t, relevant):
     state[0][slot, _VAL] += 1
 
@@ -128,7 +111,7 @@ def _admit(state, t, key, x, cache):
     node = state[1][key]
     table[_ARRIVAL] = 0
     if node >= 0:  # a ghost hit: the key leaves the ghost and will enter main
-        _unlink(table, node)
+        unlink(table, node)
         table[node, _NEXT] = table[_FREE]
         table[_FREE] = node
         table[_N_GHOST] -= 1
@@ -150,16 +133,16 @@ def _victim(state, t, key, x, cache):
                 if f == 0:
                     table[_DEST] = 0
                     return o
-                _unlink(table, o)
-                _push_newest(table, k + 1, o, 2)
+                unlink(table, o)
+                push_back(table, k + 1, o, 2)
                 table[o, _VAL] = min(f, 3) - 1
         while table[_N_SMALL] > 0:
             o = table[k, _NEXT]
             if table[o, _VAL] < table[_THRESHOLD]:
                 table[_DEST] = 1  # to the ghost
                 return o
-            _unlink(table, o)
-            _push_newest(table, k + 1, o, 2)
+            unlink(table, o)
+            push_back(table, k + 1, o, 2)
             table[o, _VAL] = 0
             table[_N_SMALL] -= 1
             table[_N_MAIN] += 1
@@ -172,7 +155,7 @@ def _on_evict(state, slot, key, t):
         table[_N_SMALL] -= 1
     else:
         table[_N_MAIN] -= 1
-    _unlink(table, slot)
+    unlink(table, slot)
     to_ghost = table[_DEST]
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_GHOST] > 0:
@@ -180,14 +163,14 @@ def _on_evict(state, slot, key, t):
         if table[_N_GHOST] >= table[_CAP_GHOST]:
             old = table[g, _NEXT]
             state[1][table[old, _VAL]] = -1
-            _unlink(table, old)
+            unlink(table, old)
             table[old, _NEXT] = table[_FREE]
             table[_FREE] = old
             table[_N_GHOST] -= 1
         node = table[_FREE]
         table[_FREE] = table[node, _NEXT]
         table[node, _VAL] = key
-        _push_newest(table, g, node, 3)
+        push_back(table, g, node, 3)
         table[_N_GHOST] += 1
         state[1][key] = node
 
@@ -198,10 +181,10 @@ def _on_insert(state, slot, key, t):
     k = table[_K]
     if table[_ARRIVAL] == 1 or (table[_EVICTED] == 0
                                 and table[_N_SMALL] >= table[_CAP_SMALL]):
-        _push_newest(table, k + 1, slot, 2)
+        push_back(table, k + 1, slot, 2)
         table[_N_MAIN] += 1
     else:
-        _push_newest(table, k, slot, 1)
+        push_back(table, k, slot, 1)
         table[_N_SMALL] += 1
     table[slot, _VAL] = 0
     table[_ARRIVAL] = 0

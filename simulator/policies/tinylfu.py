@@ -12,7 +12,8 @@ This is libCacheSim 0.3.5's ``WTinyLFU`` with its defaults (``main-cache=SLRU``,
   little-endian bytes under seeds 0x12345678 and 0x12344321.  An update adds 1 to all 10
   cells (the code's minimal-increment branch is empty, so it is a plain count-min
   sketch); an estimate is their minimum.  Aging: every 32·M requests that hit the main
-  cache, all counters are halved.  There is no doorkeeper (a TODO in libCacheSim).
+  cache, all counters are halved.  There is no doorkeeper (libCacheSim leaves it
+  unimplemented).
 * A request for an item in the window moves it to the window's most recent end and is
   not counted.  A request for an item in main is counted in the sketch and promotes it:
   probation → most recent end of protected (if protected overflows, its least recent
@@ -59,6 +60,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
+from simulator.policies.linked_rows import push_back, unlink
 
 PARAMS = {"window_ratio": 0.01}
 ERROR = 0.001
@@ -154,22 +156,8 @@ def _init(ctx):
 
 
 @njit
-def _unlink(table, i):
-    prv = table[i, _PREV]
-    nxt = table[i, _NEXT]
-    table[prv, _NEXT] = nxt
-    table[nxt, _PREV] = prv
-
-
-@njit
 def _push_recent(table, lst, i):
-    head = table[_K] + lst - 1
-    last = table[head, _PREV]
-    table[i, _PREV] = last
-    table[i, _NEXT] = head
-    table[i, _LIST] = lst
-    table[last, _NEXT] = i
-    table[head, _PREV] = i
+    push_back(table, table[_K] + lst - 1, i, lst)
 
 
 @njit
@@ -210,7 +198,7 @@ def _main_insert(table, i):
 def _request(state, slot):
     table = state[0]
     lst = table[slot, _LIST]
-    _unlink(table, slot)
+    unlink(table, slot)
     if lst == 1:
         _push_recent(table, 1, slot)
         return
@@ -226,7 +214,7 @@ def _request(state, slot):
         table[_N_Q] += 1
         if table[_N_Q] > table[_CAP_Q]:
             old = table[table[_K] + 2, _NEXT]
-            _unlink(table, old)
+            unlink(table, old)
             _push_recent(table, 2, old)
             table[_N_Q] -= 1
             table[_N_P] += 1
@@ -265,7 +253,7 @@ def _victim(state, t, key, x, cache):
         w = table[k, _NEXT]
         wkey = table[w, _KEY]
         if table[_N_P] + table[_N_Q] < table[_CAP_M]:  # main has room: w moves in
-            _unlink(table, w)
+            unlink(table, w)
             table[_N_W] -= 1
             _main_insert(table, w)
             _count(state, wkey)
@@ -273,9 +261,9 @@ def _victim(state, t, key, x, cache):
         if table[_CAP_M] > 0:
             m = _main_victim(table)
             if _estimate(state, wkey) > _estimate(state, table[m, _KEY]):
-                _unlink(table, m)
+                unlink(table, m)
                 table[-3, table[m, _LIST]] -= 1
-                _unlink(table, w)
+                unlink(table, w)
                 table[_N_W] -= 1
                 _main_insert(table, w)
                 _count(state, wkey)
@@ -293,7 +281,7 @@ def _on_evict(state, slot, key, t):
         table[_DONE] = -1
         return
     table[-3, table[slot, _LIST]] -= 1
-    _unlink(table, slot)
+    unlink(table, slot)
 
 
 POLICY = Policy(name="tinylfu",

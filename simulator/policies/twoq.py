@@ -30,6 +30,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
+from simulator.policies.linked_rows import push_back, unlink
 
 PARAMS = {"in_ratio": 0.25, "out_ratio": 0.5}
 
@@ -79,28 +80,10 @@ def _init(ctx):
 
 
 @njit
-def _unlink(table, i):
-    prv = table[i, _PREV]
-    nxt = table[i, _NEXT]
-    table[prv, _NEXT] = nxt
-    table[nxt, _PREV] = prv
-
-
-@njit
-def _push_newest(table, head, i, lst):
-    last = table[head, _PREV]
-    table[i, _PREV] = last
-    table[i, _NEXT] = head
-    table[i, _LIST] = lst
-    table[last, _NEXT] = i
-    table[head, _PREV] = i
-
-
-@njit
 def _request(table, slot):
     if table[slot, _LIST] == 2:
-        _unlink(table, slot)
-        _push_newest(table, table.shape[0] - table[_CAP_OUT] - 4, slot, 2)
+        unlink(table, slot)
+        push_back(table, table.shape[0] - table[_CAP_OUT] - 4, slot, 2)
 
 
 @njit
@@ -119,7 +102,7 @@ def _admit(state, t, key, x, cache):
     node = state[1][key]
     table[_ARRIVAL] = 0
     if node >= 0:  # a ghost hit: the key leaves A1out and will enter Am
-        _unlink(table, node)
+        unlink(table, node)
         table[node, _NEXT] = table[_FREE]
         table[_FREE] = node
         table[_N_OUT] -= 1
@@ -146,7 +129,7 @@ def _on_evict(state, slot, key, t):
         table[_N_IN] -= 1
     else:
         table[_N_M] -= 1
-    _unlink(table, slot)
+    unlink(table, slot)
     to_ghost = table[_DEST]
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_OUT] > 0:
@@ -154,14 +137,14 @@ def _on_evict(state, slot, key, t):
         if table[_N_OUT] >= table[_CAP_OUT]:
             old = table[g, _NEXT]
             state[1][table[old, _KEY]] = -1
-            _unlink(table, old)
+            unlink(table, old)
             table[old, _NEXT] = table[_FREE]
             table[_FREE] = old
             table[_N_OUT] -= 1
         node = table[_FREE]
         table[_FREE] = table[node, _NEXT]
         table[node, _KEY] = key
-        _push_newest(table, g, node, 3)
+        push_back(table, g, node, 3)
         table[_N_OUT] += 1
         state[1][key] = node
 
@@ -171,10 +154,10 @@ def _on_insert(state, slot, key, t):
     table = state[0]
     k = table.shape[0] - table[_CAP_OUT] - 5
     if table[_ARRIVAL] == 1:
-        _push_newest(table, k + 1, slot, 2)
+        push_back(table, k + 1, slot, 2)
         table[_N_M] += 1
     else:
-        _push_newest(table, k, slot, 1)
+        push_back(table, k, slot, 1)
         table[_N_IN] += 1
     table[_ARRIVAL] = 0
 
