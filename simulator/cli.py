@@ -25,9 +25,8 @@ import os
 import sys
 
 from simulator import cli_output as out
-from simulator import cli_delay, cli_opt, engine_fast, policies, runner
+from simulator import cli_args, cli_delay, cli_opt, engine_fast, policies, runner
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES
 from simulator.trace import PagingTrace, load, save
 
 ENGINES = runner.ENGINES
@@ -226,23 +225,14 @@ def _add_run(sub) -> None:
     p = sub.add_parser("run", help="run policies over one workload or trace file",
                        description="Run one or more policies over one workload or trace file "
                                    "(SPEC §1) and report the SPEC §7 counters.")
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--workload", metavar="NAME", help="a registered workload")
-    src.add_argument("--trace", metavar="FILE", help="a trace .npz file (SPEC §6)")
-    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
-                   help="workload parameter (repeatable)")
+    cli_args.add_source(p)
     p.add_argument("--paging", action="store_true",
                    help="require a paging trace (object ids in 'requests')")
     p.add_argument("--policy", metavar="A,B,C",
                    help="policies to run (default: every policy defined for the trace's mode)")
     p.add_argument("--policy-param", metavar="KEY=VALUE", action="append", default=[],
                    help="parameter passed to every selected policy (repeatable)")
-    p.add_argument("--capacity", metavar="K", type=int, default=10, help="cache size K >= 1")
-    p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")
-    p.add_argument("--switch-cost", metavar="λ", type=float, default=0.0,
-                   help="cost λ >= 0 of one cache modification")
-    p.add_argument("--quality", default="hit", metavar="|".join(QUALITY_CODES),
-                   help="per-step quality measure (default: hit)")
+    cli_args.add_model(p)
     p.add_argument("--seed", type=int, default=0, help="seed of workload and policies")
     p.add_argument("--engine", default="fast", metavar="|".join(ENGINES), help="engine")
     cli_delay.add_engine_flags(p)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import sys
 
+from simulator import cli_args
 from simulator import cli_output as out
 from simulator import delay_study
 from simulator.engine_simpy import FLAGS, OPTIONS
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES
 
 _HELP = {"latency": "time from a query to the agent's response, in steps (simpy engine)",
          "feedback_delay": "time from the response to its feedback, in steps (simpy engine)",
@@ -116,12 +116,7 @@ def add_parser(sub) -> None:
                    help="workload parameter (repeatable)")
     p.add_argument("--policy", metavar="A,B,C",
                    help="policies (default: every policy defined in semantic mode)")
-    p.add_argument("--capacity", metavar="K", type=int, default=20, help="cache size K >= 1")
-    p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")
-    p.add_argument("--switch-cost", metavar="λ", type=float, default=0.0,
-                   help="cost λ >= 0 of one cache modification")
-    p.add_argument("--quality", default="hit", metavar="|".join(QUALITY_CODES),
-                   help="per-step quality measure (default: hit)")
+    cli_args.add_model(p, capacity=20)
     p.add_argument("--seeds", metavar="N", type=int, default=3,
                    help="seeds per point, N >= 2 (default 3)")
     p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")

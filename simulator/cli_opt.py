@@ -10,8 +10,8 @@ error (exit code 2) that says which limits it exceeds.
 
 from __future__ import annotations
 
+from simulator import cli_args
 from simulator import cli_output as out
-from simulator.kernels import QUALITY_CODES
 
 
 def cmd_opt(args) -> int:
@@ -46,17 +46,8 @@ def add_parser(sub) -> None:
     p = sub.add_parser("opt", help="the exact offline optimum of one workload or trace file",
                        description="The offline optimum of SPEC §4 (min Σ ℓ_t + λ·N over all "
                                    "cache schedules), computed exactly by dynamic programming.")
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--workload", metavar="NAME", help="a registered workload")
-    src.add_argument("--trace", metavar="FILE", help="a trace .npz file (SPEC §6)")
-    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
-                   help="workload parameter (repeatable)")
-    p.add_argument("--capacity", metavar="K", type=int, default=10, help="cache size K >= 1")
-    p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")
-    p.add_argument("--switch-cost", metavar="λ", type=float, default=0.0,
-                   help="cost λ >= 0 of one cache modification")
-    p.add_argument("--quality", default="hit", metavar="|".join(QUALITY_CODES),
-                   help="per-step quality measure (default: hit)")
+    cli_args.add_source(p)
+    cli_args.add_model(p)
     p.add_argument("--method", default="auto", metavar="auto|topics|counts|items",
                    help="force one exact DP (default: the first that applies)")
     p.add_argument("--seed", type=int, default=0, help="workload seed")
