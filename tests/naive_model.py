@@ -1,0 +1,117 @@
+"""The plain-Python model of SPEC §1 used by naive.py: items, similarity, retrieval,
+quality, and the SplitMix64/Beta twin of ``simulator.rng`` (see naive.py's docstring)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import struct
+
+MASK = 2**64 - 1
+QUALITIES = ("hit", "precision", "similarity")
+
+
+# --------------------------------------------------------------------------- randomness
+
+class SplitMix64:
+    """SplitMix64 with the stream seeding of ``rng.new_stream(seed, salt)``."""
+
+    GOLDEN = 0x9E3779B97F4A7C15
+    SALT_MUL = 0xD1B54A32D192ED03
+
+    def __init__(self, seed: int, salt: int = 0):
+        self.state = (int(seed) * self.GOLDEN + int(salt) * self.SALT_MUL) & MASK
+
+    def next_u64(self) -> int:
+        self.state = (self.state + self.GOLDEN) & MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        return z ^ (z >> 31)
+
+    def uniform(self) -> float:
+        """[0, 1) from the top 53 bits."""
+        return float(self.next_u64() >> 11) * (1.0 / 2.0**53)
+
+    def normal(self) -> float:
+        """Box–Muller, first of the pair; u1 in (0, 1] so the log is finite."""
+        u1 = 1.0 - self.uniform()
+        u2 = self.uniform()
+        return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+    def gamma(self, shape: float) -> float:
+        """Marsaglia–Tsang; a shape below 1 is boosted by U^(1/shape)."""
+        boost = 1.0
+        if shape < 1.0:
+            boost = (1.0 - self.uniform()) ** (1.0 / shape)
+            shape += 1.0
+        d = shape - 1.0 / 3.0
+        c = 1.0 / math.sqrt(9.0 * d)
+        while True:
+            x = self.normal()
+            v = 1.0 + c * x
+            if v <= 0.0:
+                continue
+            v = v * v * v
+            u = 1.0 - self.uniform()
+            if math.log(u) < 0.5 * x * x + d - d * v + d * math.log(v):
+                return d * v * boost
+
+    def beta(self, a: float, b: float) -> float:
+        x = self.gamma(a)
+        y = self.gamma(b)
+        return x / (x + y)
+
+
+
+# --------------------------------------------------------------------------- the model
+
+@dataclasses.dataclass
+class Item:
+    key: int
+    vec: list
+    topic: int
+    adm: int  # step at which it was admitted
+
+
+def f32(v: float) -> float:
+    """``v`` rounded to the nearest float32 (ties to even), as a Python float."""
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def similarity(q, x) -> float:
+    """Cosine of two unit float32 vectors, in float32, index order."""
+    acc = 0.0
+    for j in range(len(q)):
+        acc = f32(acc + f32(float(q[j]) * float(x[j])))
+    return acc
+
+
+def retrieve(q, cache: dict, k: int) -> list:
+    """R_t best first: similarity desc, then admission step asc, then key asc."""
+    scored = [(-similarity(q, it.vec), it.adm, it.key) for it in cache.values()]
+    scored.sort()
+    return [(key, -neg) for neg, _, key in scored[:k]]
+
+
+def quality_of(setting, n_rel, n_ret, k, best_sim):
+    hit = 1 if n_rel > 0 else 0
+    precision = n_rel / k
+    if setting == "hit":
+        return hit, precision, float(hit)
+    if setting == "precision":
+        return hit, precision, precision
+    return hit, precision, (min(max(best_sim, 0.0), 1.0) if n_ret else 0.0)
+
+
+@dataclasses.dataclass
+class Ctx:
+    """What a naive policy may know: the run's options and, for offline ones, the trace."""
+
+    capacity: float
+    params: dict
+    seed: int = 0
+    switch_cost: float = 0.0
+    requests: list | None = None  # paging mode: the whole request sequence
+
+

@@ -1,0 +1,340 @@
+"""Plain-Python reference policies of the SOLAR paper and the classic ones (see naive.py).
+
+Each class is written from its policy's docstring; it sees whole steps (R_t best first)
+and answers by item key, never by slot.
+"""
+
+from __future__ import annotations
+
+import math
+
+from naive_model import Ctx, SplitMix64, similarity
+
+class Naive:
+    """Default behaviour: always admit, notice nothing, never delete."""
+
+    unbounded = False
+    defaults: dict = {}
+
+    def __init__(self, ctx: Ctx):
+        unknown = set(ctx.params) - set(self.defaults)
+        assert not unknown, f"unknown parameters {unknown}"
+        self.p = {**self.defaults, **ctx.params}
+        self.ctx = ctx
+
+    def on_retrieve(self, t, keys, relevant):
+        """R_t, best match first, with each item's relevance."""
+
+    def on_feedback(self, t, loss, quality):
+        pass
+
+    def admit(self, t, key, x, cache) -> bool:
+        return True
+
+    def victim(self, t, key, x, cache) -> int:
+        raise NotImplementedError
+
+    def on_insert(self, t, key):
+        pass
+
+    def on_evict(self, t, key):
+        pass
+
+    def on_rearrival(self, t, key):
+        pass
+
+    def delete(self, t, cache):
+        return None
+
+
+class Unlimited(Naive):
+    unbounded = True
+
+
+class Fifo(Naive):
+    def victim(self, t, key, x, cache):
+        return min(cache.values(), key=lambda it: it.adm).key
+
+
+class Lru(Naive):
+    """Recency = (step, phase, rank): admission at t is later than any retrieval at t,
+    and within one R_t the better match is the more recent."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.stamp = {}
+
+    def on_retrieve(self, t, keys, relevant):
+        for rank, key in enumerate(keys):
+            self.stamp[key] = (t, 0, -rank)
+
+    def on_insert(self, t, key):
+        self.stamp[key] = (t, 1, 0)
+
+    def on_evict(self, t, key):
+        del self.stamp[key]
+
+    def victim(self, t, key, x, cache):
+        return min(cache, key=lambda k: self.stamp[k])
+
+
+class RegretGate:
+    """Alg. 1: c accumulates ℓ_t; admit when c ≥ τ, then c ← 0, τ ← (1−α)τ + α·ℓ_t."""
+
+    defaults = {"alpha": 0.1, "tau0": None, "tau": None}
+
+    def __init__(self, p, switch_cost):
+        self.alpha = float(p["alpha"])
+        self.fixed = p["tau"] is not None
+        if p["tau"] is not None:
+            self.tau = float(p["tau"])
+        elif p["tau0"] is not None:
+            self.tau = float(p["tau0"])
+        else:
+            self.tau = 2.0 * switch_cost if switch_cost > 0 else 1.0
+        self.c = 0.0
+        self.last = 0.0
+
+    def observe(self, loss):
+        self.c += loss
+        self.last = loss
+
+    def admit(self):
+        if self.c < self.tau:
+            return False
+        self.c = 0.0
+        if not self.fixed:
+            self.tau = (1.0 - self.alpha) * self.tau + self.alpha * self.last
+        return True
+
+
+class Thompson:
+    """Alg. 2 eviction: per cached item Beta(1 + r_i, 1 + β_step·⌊(age_i − r_i)/Δ⌋);
+    samples drawn in increasing key order; evict argmin sample + γ/(1 + age_i/scale)."""
+
+    defaults = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0}
+    salt = 0x7450
+
+    def __init__(self, p, seed):
+        self.p = p
+        self.rng = SplitMix64(seed, self.salt)
+        self.retrieved = {}
+
+    def on_retrieve(self, keys):
+        for key in keys:
+            self.retrieved[key] += 1
+
+    def on_insert(self, key):
+        self.retrieved[key] = 0
+
+    def on_evict(self, key):
+        del self.retrieved[key]
+
+    def victim(self, t, cache):
+        p = self.p
+        best = None
+        for key in sorted(cache):
+            age = t - cache[key].adm
+            r = self.retrieved[key]
+            a = 1.0 + r
+            b = 1.0 + p["beta_step"] * math.floor((age - r) / p["delta"])
+            score = self.rng.beta(a, b) + p["gamma"] / (1.0 + age / p["novelty_scale"])
+            if best is None or score < best[0]:
+                best = (score, key)
+        return best[1]
+
+
+class SolarE(Naive):
+    defaults = Thompson.defaults
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.ts = Thompson(self.p, ctx.seed)
+
+    def on_retrieve(self, t, keys, relevant):
+        self.ts.on_retrieve(keys)
+
+    def on_insert(self, t, key):
+        self.ts.on_insert(key)
+
+    def on_evict(self, t, key):
+        self.ts.on_evict(key)
+
+    def victim(self, t, key, x, cache):
+        return self.ts.victim(t, cache)
+
+
+class Solar(SolarE):
+    defaults = {**RegretGate.defaults, **Thompson.defaults}
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.gate = RegretGate(self.p, ctx.switch_cost)
+
+    def on_feedback(self, t, loss, quality):
+        self.gate.observe(loss)
+
+    def admit(self, t, key, x, cache):
+        return self.gate.admit()
+
+
+class SolarA(Naive):
+    """Evict argmin w_rec·exp(−age/age_scale) + w_use·r/max(1, age) + w_nov·(1 − nn),
+    nn = max(0, highest cosine to another cached item); ties to the smaller key."""
+
+    defaults = {**RegretGate.defaults, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
+                "age_scale": 100.0}
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.gate = RegretGate(self.p, ctx.switch_cost)
+        self.retrieved = {}
+
+    def on_feedback(self, t, loss, quality):
+        self.gate.observe(loss)
+
+    def admit(self, t, key, x, cache):
+        return self.gate.admit()
+
+    def on_retrieve(self, t, keys, relevant):
+        for key in keys:
+            self.retrieved[key] += 1
+
+    def on_insert(self, t, key):
+        self.retrieved[key] = 0
+
+    def on_evict(self, t, key):
+        del self.retrieved[key]
+
+    def victim(self, t, key, x, cache):
+        p = self.p
+        scores = []
+        for it in cache.values():
+            others = [similarity(it.vec, o.vec) for o in cache.values() if o.key != it.key]
+            nn = max([0.0] + others)
+            age = t - it.adm
+            score = (p["w_recency"] * math.exp(-age / p["age_scale"])
+                     + p["w_use"] * self.retrieved[it.key] / max(1, age)
+                     + p["w_novelty"] * (1.0 - nn))
+            scores.append((score, it.key))
+        return min(scores)[1]
+
+
+class Lfu(Naive):
+    """Fewest retrievals since admission goes.  Ties: ``tie="admission"`` the oldest
+    admission; ``tie="bucket"`` the item that reached its current count earliest (within
+    one R_t the worst match reaches it first: R_t is reported worst match first)."""
+
+    defaults = {"tie": "admission"}
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        assert self.p["tie"] in ("admission", "bucket")
+        self.count = {}
+        self.reached = {}  # when the current count was reached: (step, phase, -rank)
+        self.adm = {}
+
+    def on_retrieve(self, t, keys, relevant):
+        for rank, key in enumerate(keys):
+            self.count[key] += 1
+            self.reached[key] = (t, 0, -rank)
+
+    def on_insert(self, t, key):
+        self.count[key] = 0
+        self.reached[key] = (t, 1, 0)
+        self.adm[key] = t
+
+    def on_evict(self, t, key):
+        del self.count[key], self.reached[key], self.adm[key]
+
+    def victim(self, t, key, x, cache):
+        if self.p["tie"] == "admission":
+            return min(cache, key=lambda k: (self.count[k], self.adm[k], k))
+        return min(cache, key=lambda k: (self.count[k], self.reached[k], k))
+
+
+class Arc(Naive):
+    """Megiddo–Modha ARC as the module docstring states it (libCacheSim's variant).
+
+    Lists are Python lists, LRU first.  A retrieval or a re-arrival is a request hit
+    (to the MRU end of T2; within one R_t the worst match first, so the best ends MRU);
+    a non-cached arrival is a request miss, a ghost hit iff its key is in B1 or B2.
+    """
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.c = ctx.capacity
+        self.t1, self.t2, self.b1, self.b2 = [], [], [], []
+        self.p_target = 0.0
+        self.ghost = 0  # ghost list of the arriving key (0: none)
+
+    def _hit(self, key):
+        (self.t1 if key in self.t1 else self.t2).remove(key)
+        self.t2.append(key)
+
+    def on_retrieve(self, t, keys, relevant):
+        for key in reversed(keys):
+            self._hit(key)
+
+    def on_rearrival(self, t, key):
+        self._hit(key)
+
+    def admit(self, t, key, x, cache):
+        b1, b2 = len(self.b1), len(self.b2)
+        self.ghost = 1 if key in self.b1 else 2 if key in self.b2 else 0
+        if self.ghost == 1:
+            self.p_target = min(self.p_target + max(b2 / b1, 1.0), self.c)
+            self.b1.remove(key)
+        elif self.ghost == 2:
+            self.p_target = max(self.p_target - max(b1 / b2, 1.0), 0.0)
+            self.b2.remove(key)
+        return True
+
+    def victim(self, t, key, x, cache):
+        c = self.c
+        t1, t2, b1, b2 = self.t1, self.t2, self.b1, self.b2
+        assert len(t1) + len(b1) <= c and len(t1) + len(t2) + len(b1) + len(b2) <= 2 * c
+        if self.ghost == 0:  # case IV
+            if len(t1) + len(b1) == c:
+                if not b1:
+                    return t1.pop(0)  # no ghost
+                b1.pop(0)
+            elif len(t1) + len(t2) + len(b1) + len(b2) == 2 * c and b2:
+                b2.pop(0)
+        # REPLACE
+        if (t1 and (len(t1) > self.p_target or (len(t1) == self.p_target and self.ghost == 2))) \
+                or not t2:
+            v = t1.pop(0)
+            b1.append(v)
+        else:
+            v = t2.pop(0)
+            b2.append(v)
+        return v
+
+    def on_insert(self, t, key):
+        (self.t2 if self.ghost else self.t1).append(key)
+        self.ghost = 0
+
+    def on_evict(self, t, key):
+        # a removal that victim() did not choose (a deletion) leaves no ghost
+        for lst in (self.t1, self.t2):
+            if key in lst:
+                lst.remove(key)
+
+
+class Belady(Naive):
+    """Offline MIN (paging): evict the cached object requested again farthest ahead;
+    objects never requested again count as infinitely far (ties: smallest key — any
+    choice among them gives the same hits)."""
+
+    def victim(self, t, key, x, cache):
+        req = self.ctx.requests
+
+        def following(k):
+            for u in range(t + 1, len(req)):
+                if req[u] == k:
+                    return u
+            return math.inf
+        return max(sorted(cache), key=following)
+
+
