@@ -32,7 +32,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
-from simulator.policies.linked_rows import push_front, unlink
+from simulator.policies.linked_rows import free_row, push_front, unlink
 
 # Layout.  The four lists are circular doubly linked lists through a sentinel row
 # (sentinel.next = MRU end, sentinel.prev = LRU end) in one int64 table of
@@ -77,13 +77,6 @@ def _init(ctx):
 
 
 @njit
-def _free_ghost(table, node):
-    unlink(table, node)
-    table[node, _NEXT] = table[_FREE]
-    table[_FREE] = node
-
-
-@njit
 def _to_t2(table, slot):
     if table[slot, _LIST] == 1:
         table[_T1] -= 1
@@ -121,7 +114,7 @@ def _admit(state, t, key, x, cache):
         p = max(p - max(b1 / b2, 1.0), 0.0)
         b2 -= 1
     if g != 0:
-        _free_ghost(table, node)
+        free_row(table, node, _FREE)
         state[1][key >> 6] &= ~(1 << (key & 63))
     state[2][0] = p
     table[_B1] = b1
@@ -151,7 +144,7 @@ def _victim(state, t, key, x, cache):
         if drop >= 0:
             old = table[drop, _KEY]
             state[1][old >> 6] &= ~(1 << (old & 63))
-            _free_ghost(table, drop)
+            free_row(table, drop, _FREE)
     # REPLACE
     t1 = table[_T1]
     p = state[2][0]

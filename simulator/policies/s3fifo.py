@@ -37,7 +37,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
-from simulator.policies.linked_rows import push_back, unlink
+from simulator.policies.linked_rows import push_back, remember_ghost, unlink
 
 PARAMS = {"small_ratio": 0.1, "ghost_ratio": 0.9, "move_threshold": 2}
 
@@ -159,20 +159,9 @@ def _on_evict(state, slot, key, t):
     to_ghost = table[_DEST]
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_GHOST] > 0:
-        g = table.shape[0] - 4  # the ghost sentinel
-        if table[_N_GHOST] >= table[_CAP_GHOST]:
-            old = table[g, _NEXT]
-            state[1][table[old, _VAL]] = -1
-            unlink(table, old)
-            table[old, _NEXT] = table[_FREE]
-            table[_FREE] = old
-            table[_N_GHOST] -= 1
-        node = table[_FREE]
-        table[_FREE] = table[node, _NEXT]
-        table[node, _VAL] = key
-        push_back(table, g, node, 3)
-        table[_N_GHOST] += 1
-        state[1][key] = node
+        # row shape[0] - 4 is the ghost sentinel
+        remember_ghost(table, state[1], table.shape[0] - 4, key, _VAL, 3, _N_GHOST,
+                       table[_CAP_GHOST], _FREE)
 
 
 @njit

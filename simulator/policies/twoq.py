@@ -30,7 +30,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
-from simulator.policies.linked_rows import push_back, unlink
+from simulator.policies.linked_rows import push_back, remember_ghost, unlink
 
 PARAMS = {"in_ratio": 0.25, "out_ratio": 0.5}
 
@@ -133,20 +133,9 @@ def _on_evict(state, slot, key, t):
     to_ghost = table[_DEST]
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_OUT] > 0:
-        g = table.shape[0] - 3  # the A1out sentinel
-        if table[_N_OUT] >= table[_CAP_OUT]:
-            old = table[g, _NEXT]
-            state[1][table[old, _KEY]] = -1
-            unlink(table, old)
-            table[old, _NEXT] = table[_FREE]
-            table[_FREE] = old
-            table[_N_OUT] -= 1
-        node = table[_FREE]
-        table[_FREE] = table[node, _NEXT]
-        table[node, _KEY] = key
-        push_back(table, g, node, 3)
-        table[_N_OUT] += 1
-        state[1][key] = node
+        # row shape[0] - 3 is the A1out sentinel
+        remember_ghost(table, state[1], table.shape[0] - 3, key, _KEY, 3, _N_OUT,
+                       table[_CAP_OUT], _FREE)
 
 
 @njit
