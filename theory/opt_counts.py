@@ -169,10 +169,7 @@ def _dp(vecs, up, down, empty, order, sim, rel, w, typ, k, qcode, lam, back):
             else:
                 f[s] = lam + H[a]
                 back[t, s] = Ha[a]
-    best = 0
-    for s in range(S):
-        if g[s] < g[best]:
-            best = s
+    best = np.argmin(g)  # the first minimum, as before
     return g[best], best
 
 

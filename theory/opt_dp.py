@@ -146,10 +146,7 @@ def _dp(T, K, lam, sim, rel, w, k, qcode, keys, restream, C, off, back, back_off
                     f[r] = lam + Hx[ra]
                     back[base + loc + C[t, j] + idx] = Hxa[ra]
             loc += C[t + 1, j]
-    best = 0  # ranks not of step T-1 still hold inf in g
-    for r in range(N):
-        if g[r] < g[best]:
-            best = r
+    best = np.argmin(g)  # ranks not of step T-1 still hold inf in g  # the first minimum, as before
     return g[best], best
 
 

@@ -143,10 +143,7 @@ def _dp(bits_a, bits_b, w, K, lam, back):
             else:
                 f[P] = lam + H[A]
                 back[t, P] = Ha[A]
-    best = 0
-    for P in range(M):
-        if g[P] < g[best]:
-            best = P
+    best = np.argmin(g)  # the first minimum, as before
     return g[best], best
 
 
