@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 
+from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 
 
@@ -34,23 +34,14 @@ def write_atomic(path: str, text: str, option: str = "--out") -> None:
     A failure leaves an existing ``path`` untouched.  The file gets the usual
     ``0o666 & ~umask`` mode rather than the private mode of a temporary file.
     """
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".semcache-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise InputError(f"cannot write {option} '{path}': {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+
+    try:
+        write_atomically(path, write)
     except OSError as exc:
         raise InputError(f"cannot write {option} '{path}': {exc.strerror}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def emit_json(doc: dict) -> None:

@@ -26,11 +26,10 @@ Examples
 from __future__ import annotations
 
 import math
-import os
 import statistics
-import tempfile
 
 from simulator import policies as policy_registry
+from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 from simulator.runner import check_options, run
 from simulator.trace import Trace
@@ -184,21 +183,13 @@ def plot(doc: dict, path: str) -> None:
                  f"K = {o['capacity']}, k = {o['top_k']}, λ = {o['switch_cost']:g}")
     axes[1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".semcache-", suffix=".png", dir=folder)
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png", dpi=120)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
+        write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120),
+                         suffix=".png")
     except OSError as exc:
         raise InputError(f"cannot write --plot '{path}': {exc.strerror}") from None
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def _describe(params: dict) -> str:

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 import zipfile
 
 import numpy as np
 
+from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
 
@@ -272,15 +272,4 @@ def save(trace: Trace | PagingTrace, path) -> None:
     path = os.fspath(path)
     arrays = ({"requests": trace.object_ids[trace.requests]} if isinstance(trace, PagingTrace)
               else trace.arrays())
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix=".npz", dir=folder)
-    os.close(fd)
-    try:
-        np.savez(tmp, **arrays)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for secrets, not traces
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    write_atomically(path, lambda tmp: np.savez(tmp, **arrays), suffix=".npz")
