@@ -39,6 +39,7 @@ from simulator.kernels import QUALITY_CODES
 from simulator.policies.base import Context
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
+from workloads.zipf_paging import zipf_requests
 
 PAGING_POLICIES = ("fifo", "lru", "arc")
 # our policy name -> libCacheSim cache class
@@ -46,13 +47,6 @@ LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady
 REPEATS = 3
 _ORACLE_GENERAL = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"),
                             ("next", "<i8")])
-
-
-def zipf_requests(steps, objects, alpha, seed):
-    """``steps`` ids in ``0 .. objects-1``; id i is drawn with probability ∝ 1/(i+1)^alpha."""
-    rng = np.random.default_rng(seed)
-    weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
-    return rng.choice(objects, size=steps, p=weights / weights.sum()).astype(np.int64)
 
 
 def write_oracle_general(requests, path):

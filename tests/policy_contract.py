@@ -19,6 +19,7 @@ from simulator import policies
 from simulator.policies.base import Context
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
+from workloads import zipf_paging
 
 THOMPSON = {"delta", "beta_step", "gamma", "novelty_scale"}
 GATE = {"alpha", "tau0", "tau"}
@@ -62,9 +63,7 @@ def semantic_traces():
 
 
 def zipf_requests(seed=0, T=3000, n=60, alpha=0.9):
-    rng = np.random.default_rng(seed)
-    p = 1.0 / np.arange(1, n + 1) ** alpha
-    return PagingTrace.from_requests(rng.choice(n, size=T, p=p / p.sum()))
+    return PagingTrace.from_requests(zipf_paging.zipf_requests(T, n, alpha, seed))
 
 
 def results_equal(a, b, arrays=ARRAYS):

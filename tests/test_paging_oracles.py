@@ -14,8 +14,10 @@ which the two rules part.
 import numpy as np
 import pytest
 
+from simulator.bench import write_oracle_general  # ids shifted by one (0 is not valid)
 from simulator.runner import run
 from simulator.trace import PagingTrace
+from workloads.zipf_paging import zipf_requests as zipf
 
 libcachesim = pytest.importorskip("libcachesim")
 cachetools = pytest.importorskip("cachetools")
@@ -24,7 +26,6 @@ POLICIES = ("fifo", "lru", "lfu", "arc", "belady")
 LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady": "Belady"}
 CACHETOOLS = {"fifo": "FIFOCache", "lru": "LRUCache", "lfu": "LFUCache"}
 PARAMS = {"lfu": {"tie": "bucket"}}  # libCacheSim's and cachetools' LFU tie-break
-RECORD = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"), ("next", "<i8")])
 
 # (steps, objects, alpha, seed, capacity)
 HEADLINE = (1_000_000, 100_000, 0.9, 0, 1000)
@@ -36,28 +37,6 @@ SMALL = [
     (30_000, 2_000, 1.2, 5, 100),
     (30_000, 5_000, 0.9, 6, 100),
 ]
-
-
-def zipf(steps, objects, alpha, seed):
-    """Seeded Zipf requests: object i (rank i + 1) with probability ∝ 1 / (i + 1)^alpha."""
-    rng = np.random.default_rng(seed)
-    p = 1.0 / np.arange(1, objects + 1) ** alpha
-    return rng.choice(objects, size=steps, p=p / p.sum())
-
-
-def write_oracle_general(requests, path):
-    """libCacheSim's oracleGeneral records; ids shifted by one (0 is not a valid id)."""
-    requests = np.asarray(requests, np.int64)
-    nxt = np.full(requests.size, -1, np.int64)
-    order = np.argsort(requests, kind="stable")
-    same = requests[order[1:]] == requests[order[:-1]]
-    nxt[order[:-1][same]] = order[1:][same]
-    rec = np.empty(requests.size, RECORD)
-    rec["time"] = np.arange(requests.size)
-    rec["id"] = requests + 1
-    rec["size"] = 1
-    rec["next"] = nxt
-    rec.tofile(path)
 
 
 def libcachesim_hits(path, policy, capacity, steps):

@@ -29,12 +29,16 @@ def _check(p: dict) -> str | None:
     return None
 
 
-def _make(p: dict, seed: int) -> PagingTrace:
+def zipf_requests(steps: int, objects: int, alpha: float, seed: int) -> np.ndarray:
+    """``steps`` ids in ``0 .. objects-1``; id i is drawn with probability ∝ 1/(i+1)^alpha."""
     rng = np.random.default_rng(seed)
-    weights = 1.0 / np.arange(1, p["objects"] + 1, dtype=np.float64) ** p["alpha"]
-    requests = rng.choice(p["objects"], size=p["steps"], p=weights / weights.sum())
+    weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
+    return rng.choice(objects, size=steps, p=weights / weights.sum()).astype(np.int64)
+
+
+def _make(p: dict, seed: int) -> PagingTrace:
     return PagingTrace.from_requests(
-        requests.astype(np.int64),
+        zipf_requests(p["steps"], p["objects"], p["alpha"], seed),
         meta={"workload": "zipf_paging", "params": dict(p), "seed": seed})
 
 
