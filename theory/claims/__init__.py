@@ -1,0 +1,41 @@
+"""Claim checks: one module per claim of the SOLAR paper, one registry (``semcache claims``).
+
+Each module defines ``CLAIM``, a :class:`theory.claims.base.Claim`; :func:`check_all`
+runs them and returns :class:`~theory.claims.base.ClaimResult` records whose verdicts come
+from the runs.  ``quick`` runs a reduced grid (the CI budget); the full grid is the
+default.
+
+>>> sorted(REGISTRY)[:2]  # ids name the paper's section or theorem
+['mod-rate', 'sec4.2-ema']
+"""
+
+from __future__ import annotations
+
+from simulator.errors import InputError
+from theory.claims import ema_threshold, fifo_cycling, modification_bound, modification_rate
+from theory.claims import solar_cr3
+
+REGISTRY = {m.CLAIM.id: m.CLAIM for m in (fifo_cycling, modification_bound, solar_cr3,
+                                          ema_threshold, modification_rate)}
+
+
+def select(ids: list | None) -> list:
+    """The claims named in ``ids`` (all, in registry order, when None)."""
+    if not ids:
+        return list(REGISTRY.values())
+    unknown = [i for i in ids if i not in REGISTRY]
+    if unknown:
+        raise InputError(f"--only: unknown claim '{unknown[0]}'; valid ids: "
+                         + ", ".join(REGISTRY))
+    return [REGISTRY[i] for i in ids]
+
+
+def check_all(ids: list | None = None, quick: bool = False, out_dir: str = "claims-out",
+              progress=None) -> list:
+    """Run the selected claim checks; ``progress(claim)`` is called before each."""
+    results = []
+    for claim in select(ids):
+        if progress is not None:
+            progress(claim)
+        results.append(claim.run(quick, out_dir))
+    return results
