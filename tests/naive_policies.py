@@ -110,9 +110,11 @@ class RegretGate:
 
 class Thompson:
     """Alg. 2 eviction: per cached item Beta(1 + r_i, 1 + β_step·⌊(age_i − r_i)/Δ⌋);
-    samples drawn in increasing key order; evict argmin sample + γ/(1 + age_i/scale)."""
+    samples drawn in increasing key order; evict argmin sample + γ/(1 + age_i/scale).
+    r_i counts retrievals, or only relevant retrievals with ``reward="relevant"``."""
 
-    defaults = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0}
+    defaults = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0,
+                "reward": "retrieved"}
     salt = 0x7450
 
     def __init__(self, p, seed):
@@ -120,9 +122,10 @@ class Thompson:
         self.rng = SplitMix64(seed, self.salt)
         self.retrieved = {}
 
-    def on_retrieve(self, keys):
-        for key in keys:
-            self.retrieved[key] += 1
+    def on_retrieve(self, keys, relevant):
+        for key, rel in zip(keys, relevant):
+            if rel or self.p["reward"] == "retrieved":
+                self.retrieved[key] += 1
 
     def on_insert(self, key):
         self.retrieved[key] = 0
@@ -152,7 +155,7 @@ class SolarE(Naive):
         self.ts = Thompson(self.p, ctx.seed)
 
     def on_retrieve(self, t, keys, relevant):
-        self.ts.on_retrieve(keys)
+        self.ts.on_retrieve(keys, relevant)
 
     def on_insert(self, t, key):
         self.ts.on_insert(key)

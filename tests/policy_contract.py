@@ -21,7 +21,7 @@ from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
 from workloads import zipf_paging
 
-THOMPSON = {"delta", "beta_step", "gamma", "novelty_scale"}
+THOMPSON = {"delta", "beta_step", "gamma", "novelty_scale", "reward"}
 GATE = {"alpha", "tau0", "tau"}
 ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
 K = 4

@@ -39,6 +39,7 @@ PARAM_VALUES = {
     "beta_step": [0.0, 0.05, 0.5],
     "gamma": [0.0, 0.1, 1.0],
     "novelty_scale": [1.0, 10.0],
+    "reward": ["retrieved", "relevant"],
     "w_recency": [0.0, 0.4, 1.0],
     "w_use": [0.0, 0.3, 1.0],
     "w_novelty": [0.0, 0.3, 1.0],

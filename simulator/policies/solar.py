@@ -22,7 +22,7 @@ def _init(ctx):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    thompson.on_hit(state[1], slot)
+    thompson.on_hit(state[1], slot, relevant)
 
 
 @njit

@@ -11,7 +11,7 @@ def _init(ctx):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    thompson.on_hit(state, slot)
+    thompson.on_hit(state, slot, relevant)
 
 
 @njit

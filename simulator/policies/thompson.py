@@ -11,6 +11,13 @@ retrieved yet.
 Defaults: ``delta = 5``, ``beta_step = 0.05`` (the paper's), ``gamma = 0.1``,
 ``novelty_scale = 10`` (ours: the bonus halves after ten steps and is small next to the
 posterior spread, so it breaks near-ties towards keeping new items).
+
+``reward`` says what counts as a success for α: ``"retrieved"`` (default; SPEC §2.1 and
+the paper's Alg. 2: every retrieval into R_t) or ``"relevant"`` (a retrieval in which the
+item was relevant — the implicit "like" of SPEC §1.4).  With ``"retrieved"`` and
+k >= K every cached item is retrieved at every step, so the posterior carries no
+information about usefulness; ``"relevant"`` is the variant the regret claim (Theorem 5.6)
+is also tested with.  Steps without a success count towards β either way.
 """
 
 import numpy as np
@@ -18,7 +25,9 @@ import numpy as np
 from simulator import rng
 from simulator.config import njit
 
-PARAMS = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0}
+PARAMS = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0,
+          "reward": "retrieved"}
+REWARDS = ("retrieved", "relevant")
 _SALT = 0x7450  # separates this stream from any other stream of the same run
 
 
@@ -29,24 +38,30 @@ def check(params):
     for name in ("beta_step", "gamma"):
         if params[name] < 0:
             return f"parameter '{name}' must be >= 0, got {params[name]}"
+    if params["reward"] not in REWARDS:
+        return (f"parameter 'reward' must be one of {', '.join(REWARDS)}, "
+                f"got {params['reward']!r}")
     if params["novelty_scale"] <= 0:
         return f"parameter 'novelty_scale' must be > 0, got {params['novelty_scale']}"
     return None
 
 
 def new_state(ctx):
-    """(retrievals per slot, [delta, beta_step, gamma, novelty_scale], random stream,
-    occupied slots sorted by key, their keys, their number)."""
+    """(successes per slot, [delta, beta_step, gamma, novelty_scale, relevant-only?],
+    random stream, occupied slots sorted by key, their keys, their number)."""
     p = ctx.params
     return (np.zeros(ctx.capacity, np.int64),
-            np.array([p["delta"], p["beta_step"], p["gamma"], p["novelty_scale"]], np.float64),
+            np.array([p["delta"], p["beta_step"], p["gamma"], p["novelty_scale"],
+                      float(p["reward"] == "relevant")], np.float64),
             rng.new_stream(ctx.seed, _SALT), np.zeros(ctx.capacity, np.int64),
             np.zeros(ctx.capacity, np.int64), np.zeros(1, np.int64))
 
 
 @njit
-def on_hit(ts, slot):
-    ts[0][slot] += 1
+def on_hit(ts, slot, relevant):
+    """A retrieval into R_t: a success unless only relevant retrievals count."""
+    if relevant or ts[1][4] == 0.0:
+        ts[0][slot] += 1
 
 
 @njit

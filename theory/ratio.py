@@ -1,0 +1,218 @@
+"""Empirical competitive ratio: a policy's cost over the offline optimum's, seed by seed.
+
+For each seed the workload's trace is generated, the policy is run on it (its seed is the
+workload's seed unless ``policy_seed`` is given) and :func:`theory.opt.opt` is solved.  The
+ratio is cost / OPT when OPT is exact (kind ``"exact"``); otherwise cost / (certified lower
+bound on OPT), which is an *upper bound on the ratio* (kind ``"upper_bound"``).  The
+aggregate (max and mean over seeds) is ``"exact"`` only if every seed is.
+
+Zero denominators: when OPT (or its lower bound) is 0, the ratio is 1 if the policy's cost
+is 0 too and ``inf`` otherwise (no finite multiple of 0 covers a positive cost).
+
+Bounds when OPT is out of reach: an OPT that reports ``exact=False`` gives its own
+``lower_bound``/``upper_bound``; a version of :func:`~theory.opt.opt` that refuses the
+instance (InputError) falls back to the *arrival bound*: step t must miss (ℓ_t = w_t) when
+no item arriving before t is relevant to it — valid for ``hit`` and ``precision``; 0 for
+``similarity``.  The policy's own run is then the feasible upper bound.
+
+Examples
+--------
+>>> r = competitive_ratio("cycling", {"topics": 3, "items_per_topic": 1, "steps": 12,
+...                       "dim": 8}, "fifo", capacity=2, top_k=2, seeds=(0, 1))
+>>> r.kind, r.max_ratio >= 1.0, len(r.records)
+('exact', True, 2)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+import workloads
+from simulator import trace as trace_io
+from simulator.errors import InputError
+from simulator.runner import check_options, run
+from simulator.trace import Trace
+from theory.opt import opt
+from theory.opt_model import effective_weights
+
+
+def ratio_of(cost: float, bound: float) -> float:
+    """cost / bound with the zero rule: 0/0 = 1 and c/0 = inf for c > 0."""
+    if bound <= 0.0:
+        return 1.0 if cost <= 0.0 else math.inf
+    return cost / bound
+
+
+def arrival_lower_bound(trace: Trace, quality: str) -> float:
+    """Σ w_t over scored steps t to which no arrival s < t is relevant: a lower bound on OPT.
+
+    Such a step retrieves no relevant item whatever the schedule, so its quality is 0
+    under ``hit`` and ``precision``.  Under ``similarity`` the bound is 0.
+    """
+    if quality == "similarity":
+        return 0.0
+    T = trace.steps
+    steps = np.arange(T)
+    earliest = np.full(T, T)  # earliest arrival relevant to step t
+    topics = trace.item_topics
+    if (topics >= 0).any():
+        first_topic = np.full(int(topics.max()) + 1, T)
+        np.minimum.at(first_topic, topics[topics >= 0], steps[topics >= 0])
+        qt = trace.query_topics
+        known = (qt >= 0) & (qt < first_topic.size)
+        earliest[known] = first_topic[qt[known]]
+    if trace.has_evidence:
+        first_key = np.full(trace.n_keys, T)
+        np.minimum.at(first_key, trace.item_keys, steps)
+        rows = np.repeat(steps, np.diff(trace.evidence_indptr))
+        np.minimum.at(earliest, rows, first_key[trace.evidence_indices])
+    return math.fsum(effective_weights(trace)[earliest >= steps].tolist())
+
+
+def opt_bounds(trace: Trace, capacity, top_k, switch_cost, quality) -> dict:
+    """OPT of one instance as {opt_cost, lower_bound, upper_bound, exact, method}.
+
+    ``opt_cost`` is None when OPT is not exact; ``upper_bound`` is None when only the
+    arrival bound is known (the caller has a feasible run).
+    """
+    try:
+        res = opt(trace, capacity, top_k, switch_cost, quality)
+    except InputError:  # an OPT without bounds refuses instances too big for it
+        lb = arrival_lower_bound(trace, quality)
+        return dict(opt_cost=None, lower_bound=lb, upper_bound=None, exact=False,
+                    method="arrival_bound")
+    exact = bool(res.exact)
+    return dict(opt_cost=float(res.opt_cost) if exact else None,
+                lower_bound=float(res.lower_bound),
+                upper_bound=None if res.upper_bound is None else float(res.upper_bound),
+                exact=exact, method=res.method)
+
+
+@dataclasses.dataclass
+class RatioResult:
+    """Per-seed ratios of one policy and their aggregate.
+
+    ``records`` has one dict per seed (``seed``, ``policy_seed``, ``policy_cost``,
+    ``opt_cost``, ``lower_bound``, ``upper_bound``, ``exact``, ``method``, ``ratio``,
+    ``kind``).  ``worst_trace`` is the trace of the seed with the largest ratio (the first
+    such seed), ``worst_seed`` its seed.
+    """
+
+    policy: str
+    records: list
+    max_ratio: float
+    mean_ratio: float
+    kind: str
+    worst_seed: int
+    worst_trace: Trace
+    config: dict
+
+    def save_worst(self, path) -> None:
+        """Write the worst instance as a trace file (atomically, :func:`simulator.trace.save`)."""
+        trace_io.save(self.worst_trace, path)
+
+    def to_dict(self) -> dict:
+        """Everything but the trace, as plain Python values (``inf`` stays a float)."""
+        return dict(policy=self.policy, records=[dict(r) for r in self.records],
+                    max_ratio=self.max_ratio, mean_ratio=self.mean_ratio, kind=self.kind,
+                    worst_seed=self.worst_seed, **self.config)
+
+
+def _seeds(seeds):
+    seeds = [seeds] if isinstance(seeds, (int, np.integer)) else list(seeds)
+    if not seeds or any(isinstance(s, bool) or int(s) != s or s < 0 for s in seeds):
+        raise InputError(f"seeds must be one or more integers >= 0, got {seeds!r}")
+    return [int(s) for s in seeds]
+
+
+def competitive_ratio(workload, params, policy: str, capacity: int, top_k: int = 3,
+                      switch_cost: float = 0.0, quality: str = "hit", seeds=(0, 1, 2),
+                      policy_params: dict | None = None,
+                      policy_seed: int | None = None) -> RatioResult:
+    """Empirical competitive ratio of ``policy`` against OPT over ``seeds``.
+
+    Parameters
+    ----------
+    workload : str or Trace
+        A workload name (generated once per seed with ``params``) or a ready trace (e.g. an
+        adversarial one; ``params`` must then be None and the seeds are policy seeds).
+    params : dict or None
+        Workload parameters.
+    policy, capacity, top_k, switch_cost, quality
+        The policy and the model options of SPEC §1.
+    seeds : iterable of int
+        Workload seeds (trace seeds), each also the policy's seed.
+    policy_params : dict, optional
+        Policy parameters.
+    policy_seed : int, optional
+        One policy seed for every run instead of the workload seed.
+    """
+    check_options(capacity, top_k, switch_cost, quality)
+    seeds = _seeds(seeds)
+    fixed = isinstance(workload, Trace)
+    if fixed and params is not None:
+        raise InputError("params must be None when workload is a ready Trace")
+    if not fixed and not isinstance(workload, str):
+        raise InputError(f"workload must be a workload name or a Trace, got "
+                         f"{type(workload).__name__}")
+    wl = None if fixed else workloads.get(workload)
+    records, traces, fixed_opt = [], [], None
+    for seed in seeds:
+        tr = workload if fixed else wl.generate(params, seed)
+        if not isinstance(tr, Trace):
+            raise InputError(f"workload {workload!r} makes paging traces; competitive_ratio "
+                             "needs semantic ones (in paging mode the 'belady' policy is OPT)")
+        pseed = seed if policy_seed is None else int(policy_seed)
+        cost = run(tr, policy, capacity, top_k, switch_cost, quality, seed=pseed,
+                   params=policy_params).summary()["cost"]
+        if fixed_opt is None:  # a ready trace needs OPT once
+            bounds = opt_bounds(tr, capacity, top_k, switch_cost, quality)
+            fixed_opt = bounds if fixed else None
+        else:
+            bounds = fixed_opt
+        bounds = dict(bounds)
+        if bounds["upper_bound"] is None:  # the run itself is a feasible schedule
+            bounds["upper_bound"] = cost
+        exact = bounds["exact"]
+        ratio = ratio_of(cost, bounds["opt_cost"] if exact else bounds["lower_bound"])
+        records.append(dict(seed=seed, policy_seed=pseed, policy_cost=cost, **bounds,
+                            ratio=ratio, kind="exact" if exact else "upper_bound"))
+        traces.append(tr)
+    ratios = [r["ratio"] for r in records]
+    worst = int(np.argmax(ratios))
+    return RatioResult(
+        policy=policy, records=records, max_ratio=max(ratios),
+        mean_ratio=math.fsum(ratios) / len(ratios),
+        kind="exact" if all(r["exact"] for r in records) else "upper_bound",
+        worst_seed=seeds[worst], worst_trace=traces[worst],
+        config=dict(workload="trace" if fixed else workload,
+                    params=None if fixed else wl.resolve_params(params),
+                    capacity=int(capacity), top_k=int(top_k), switch_cost=float(switch_cost),
+                    quality=quality, policy_params=policy_params, policy_seed=policy_seed))
+
+
+def ratio_curve(workload: str, params, policy: str, capacity: int, horizons, **options):
+    """Competitive ratio at each horizon T (the workload's ``steps``): {T: RatioResult}.
+
+    ``options`` are those of :func:`competitive_ratio` (``top_k``, ``seeds`` …).
+
+    Examples
+    --------
+    >>> c = ratio_curve("cycling", {"topics": 3, "items_per_topic": 1, "dim": 8}, "fifo",
+    ...                 capacity=2, horizons=[6, 12], top_k=2, seeds=(0,))
+    >>> sorted(c), c[12].kind
+    ([6, 12], 'exact')
+    """
+    if not isinstance(workload, str) or "steps" not in workloads.get(workload).params:
+        raise InputError(f"workload {workload!r} has no 'steps' parameter; ratio_curve needs "
+                         "one (give a workload name, not a Trace)")
+    if "steps" in (params or {}):
+        raise InputError("params must not set 'steps': the horizons set it")
+    horizons = [int(T) for T in horizons]
+    if not horizons or min(horizons) < 1:
+        raise InputError(f"horizons must be one or more integers >= 1, got {horizons}")
+    return {T: competitive_ratio(workload, {**(params or {}), "steps": T}, policy, capacity,
+                                 **options) for T in horizons}
