@@ -8,11 +8,11 @@ Each module defines ``WORKLOAD``, a :class:`workloads.base.Workload` whose
 """
 
 from simulator.errors import InputError
-from workloads import (clusters, cycling, drift, noise_pool, stationary, working_set,
-                       zipf_paging)
+from workloads import (adversarial, clusters, cycling, drift, noise_pool, stationary,
+                       working_set, zipf_paging)
 
 REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (clusters, zipf_paging, cycling, working_set,
-                                                  noise_pool, drift, stationary)}
+                                                  noise_pool, drift, stationary, adversarial)}
 
 
 def get(name: str):
