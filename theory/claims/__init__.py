@@ -12,13 +12,14 @@ default.
 from __future__ import annotations
 
 from simulator.errors import InputError
-from theory.claims import (drift_ratio, ema_threshold, fifo_cycling, fifo_regret,
+from theory.claims import (drift_ratio, ema_threshold, fifo_cycling, fifo_regret, lru_paging,
                            modification_bound, modification_rate, regret_lower, solar_cr3,
                            thompson_regret)
 
 REGISTRY = {m.CLAIM.id: m.CLAIM for m in (fifo_cycling, modification_bound, solar_cr3,
                                           fifo_regret, thompson_regret, regret_lower,
-                                          ema_threshold, drift_ratio, modification_rate)}
+                                          ema_threshold, drift_ratio, modification_rate,
+                                          lru_paging)}
 
 
 def select(ids: list | None) -> list:
