@@ -6,6 +6,7 @@
 ``semcache workload show``  a workload's parameters and measured statistics of its trace
 ``semcache opt``            the exact offline optimum of a trace (SPEC §4)
 ``semcache claims``         a verdict for every claim of the SOLAR paper
+``semcache reproduce``      a table or figure of the SOLAR paper's synthetic experiments
 ``semcache bench``          measured speed against the reference implementations
 ``semcache delay-study``    hit rate as feedback is delayed or lost (SimPy engine)
 
@@ -26,8 +27,8 @@ import os
 import sys
 
 from simulator import cli_output as out
-from simulator import (cli_args, cli_claims, cli_delay, cli_opt, engine_fast, policies,
-                       runner)
+from simulator import (cli_args, cli_claims, cli_delay, cli_opt, cli_reproduce, engine_fast,
+                       policies, runner)
 from simulator.errors import InputError
 from simulator.trace import PagingTrace, load, save
 
@@ -282,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_delay.add_parser(sub)
     cli_opt.add_parser(sub)
     cli_claims.add_parser(sub)
+    cli_reproduce.add_parser(sub)
     return parser
 
 

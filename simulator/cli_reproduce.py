@@ -1,0 +1,86 @@
+"""``semcache reproduce NAME``: one of the SOLAR paper's synthetic experiments (issue 5).
+
+NAME is ``table8``, ``table9``, ``table10``, ``table11``, ``drift``, ``ablation``, a figure
+alias (``fig3`` = table8, ``fig4`` = table9, ``fig5`` = table10) or ``all``.  Each run
+prints the table (mean ± std over the seeds, the paper's value beside ours where known,
+and a ``≠`` flag where they differ by more than two standard errors) and writes
+``NAME.png``, ``NAME.parquet`` (raw per-seed results with their configuration) and
+``NAME.json`` under ``--out``.  ``--json`` prints ``{"table", "columns", "rows": [{"policy",
+"source", COLUMN: {"mean", "std", "n", "paper", "differs"}}], "notes", "files"}`` (for
+``all``: ``{"tables": [...]}``).
+"""
+
+from __future__ import annotations
+
+from simulator import cli_output as out
+from simulator.errors import InputError
+
+
+def _seeds(text: str) -> list:
+    try:
+        seeds = [int(s) for s in text.split(",") if s.strip()]
+    except ValueError:
+        raise InputError(f"--seeds expects integers like 0,1,2; got {text!r}") from None
+    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise InputError(f"--seeds needs distinct integers >= 0, got {text!r}")
+    return seeds
+
+
+def _print(doc: dict, files: dict) -> None:
+    from rich.table import Table
+
+    table = Table(title=doc["title"] + (" (quick)" if doc.get("quick") else ""))
+    table.add_column("row")
+    table.add_column("source")
+    for col in doc["columns"]:
+        table.add_column(col, justify="right")
+    for row in doc["rows"]:
+        cells = []
+        for col in doc["columns"]:
+            c = row.get(col)
+            if c is None:
+                cells.append("")
+                continue
+            text = f"{c['mean']:.3f} ± {c['std']:.3f}"
+            if c["paper"] is not None:
+                text += f" ({c['paper']:.3f}{' ≠' if c['differs'] else ''})"
+            cells.append(text)
+        table.add_row(row["policy"], row["source"], *cells)
+    out._console().print(table)
+    for note in doc["notes"]:
+        out.print_line(f"note: {note}")
+    out.print_line("paper values: not in our sources (see README, Reproduction)")
+    out.print_line("wrote " + ", ".join(files.values()))
+
+
+def cmd_reproduce(args) -> int:
+    from simulator.reproduce import REGISTRY, get, reproduce
+
+    seeds = _seeds(args.seeds)
+    names = list(REGISTRY) if args.name == "all" else [get(args.name).name]
+    docs = []
+    for name in names:
+        doc, files = reproduce(name, quick=args.quick, seeds=seeds, out_dir=args.out)
+        doc["files"] = files
+        docs.append(doc)
+        if not args.json:
+            _print(doc, files)
+    if args.json:
+        out.emit_json(docs[0] if args.name != "all" else {"tables": docs})
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Register ``semcache reproduce`` on the subcommand set ``sub``."""
+    from simulator.reproduce import NAMES
+
+    p = sub.add_parser("reproduce", help="reproduce one of the SOLAR paper's experiments",
+                       description="Reproduce a table or figure of the SOLAR paper: table, "
+                                   "PNG plot and raw Parquet results.")
+    p.add_argument("name", metavar="NAME", help="one of: " + ", ".join(NAMES))
+    p.add_argument("--quick", action="store_true", help="small grid, for CI")
+    p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
+    p.add_argument("--out", default="reproduce-out", metavar="DIR",
+                   help="folder for NAME.png, NAME.parquet, NAME.json")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_reproduce)

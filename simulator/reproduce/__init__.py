@@ -1,0 +1,39 @@
+"""``semcache reproduce``: the SOLAR paper's synthetic experiments, one module each.
+
+Figures are the tables' data as plots: ``fig3`` is Table 8, ``fig4`` Table 9, ``fig5``
+Table 10 (the same run writes both the table and the PNG).  ``all`` runs every table.
+
+>>> get("fig4").name
+'table9'
+"""
+
+from simulator.errors import InputError
+from simulator.reproduce import ablation, drift_table, table8, table9, table10, table11
+
+REGISTRY = {m.EXPERIMENT.name: m.EXPERIMENT
+            for m in (table8, table9, table10, table11, drift_table, ablation)}
+FIGURES = {"fig3": "table8", "fig4": "table9", "fig5": "table10"}
+NAMES = tuple(REGISTRY) + tuple(FIGURES) + ("all",)
+
+
+def get(name: str):
+    """The experiment called ``name`` (a table or a figure alias)."""
+    name = FIGURES.get(name, name)
+    if name not in REGISTRY:
+        raise InputError(f"unknown reproduction '{name}'; valid names: " + ", ".join(NAMES))
+    return REGISTRY[name]
+
+
+def reproduce(name: str, quick: bool = False, seeds=(0, 1, 2), out_dir: str = "reproduce-out"):
+    """Run one experiment; returns (table document, written paths)."""
+    from simulator.reproduce.base import outputs, table
+
+    exp = get(name)
+    seeds = [int(s) for s in seeds]
+    if len(seeds) < 1:
+        raise InputError("--seeds must name at least one seed")
+    cells, notes = exp.measure(quick, seeds)
+    doc = table(exp, cells, notes)
+    doc["quick"] = quick
+    doc["seeds"] = seeds
+    return doc, outputs(exp, cells, doc, out_dir)

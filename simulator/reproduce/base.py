@@ -1,0 +1,160 @@
+"""What a reproduction is: measured cells, their aggregate table, and the files it writes.
+
+An :class:`Experiment` measures *cells*: one value of one metric for one row (a policy,
+or a policy and a metric), one column (the swept value, named like ``m/K=1.5`` or
+``K=20``), one trace source (our generator, or the authors' published traces) and one
+seed.  :func:`table` aggregates them over seeds into ``mean``, ``std`` and ``paper``, the
+paper's printed value, and flags a cell whose mean differs from it by more than two
+standard errors.
+
+The paper's printed numbers are not in our sources (neither the SPEC nor the authors'
+repository carries them, and the paper's text is not retrievable here), so ``paper`` is
+``None`` everywhere and no cell is flagged; ``PAPER`` in each experiment module is where
+they belong, as a labelled reference column, once available.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+from typing import Callable
+
+import numpy as np
+
+from simulator.atomic_write import write_atomically
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """One reproducible table (and its figure)."""
+
+    name: str
+    title: str
+    metric: str
+    xlabel: str
+    measure: Callable  # (quick: bool, seeds: list[int]) -> (cells, notes)
+    paper: dict = dataclasses.field(default_factory=dict)  # (row, column) -> value
+    log_x: bool = False
+
+
+def cell(row, column, seed, value, source="generator", **config) -> dict:
+    """One measured value with its full configuration (a raw-results row)."""
+    return dict(row=row, column=column, seed=int(seed), value=float(value), source=source,
+                config=json.dumps(config, sort_keys=True, default=str))
+
+
+def table(exp: Experiment, cells: list, notes: list) -> dict:
+    """The ``--json`` document: columns in measurement order, one row per (row, source)."""
+    columns = list(dict.fromkeys(c["column"] for c in cells))
+    keys = list(dict.fromkeys((c["row"], c["source"]) for c in cells))
+    rows = []
+    for row, source in keys:
+        out = {"policy": row, "source": source}
+        for col in columns:
+            vals = [c["value"] for c in cells
+                    if (c["row"], c["source"], c["column"]) == (row, source, col)]
+            if not vals:
+                continue
+            mean = float(np.mean(vals))
+            std = float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0
+            paper = exp.paper.get((row, col)) if source == "generator" else None
+            se = std / math.sqrt(len(vals))
+            flag = None if paper is None else bool(abs(mean - paper) > 2 * se)
+            out[col] = {"mean": mean, "std": std, "n": len(vals), "paper": paper,
+                        "differs": flag}
+        rows.append(out)
+    return {"table": exp.name, "title": exp.title, "metric": exp.metric,
+            "columns": columns, "rows": rows, "notes": notes}
+
+
+def write_parquet(cells: list, path: str) -> None:
+    """The raw per-seed results, with each cell's full configuration (atomic)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tab = pa.Table.from_pylist(cells)
+    write_atomically(path, lambda tmp: pq.write_table(tab, tmp))
+
+
+def write_plot(exp: Experiment, doc: dict, path: str) -> None:
+    """Mean ± std of every row against the swept columns, one line per row (atomic PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cols = doc["columns"]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    x = np.arange(len(cols))
+    for row in doc["rows"]:
+        have = [i for i, c in enumerate(cols) if c in row]
+        mean = [row[cols[i]]["mean"] for i in have]
+        std = [row[cols[i]]["std"] for i in have]
+        label = row["policy"] + ("" if row["source"] == "generator" else f" ({row['source']})")
+        style = "-" if row["source"] == "generator" else "--"
+        ax.errorbar(x[have], mean, yerr=std, marker="o", ls=style, capsize=2, label=label)
+    ax.set_xticks(x, cols, rotation=30, fontsize=8)
+    ax.set_xlabel(exp.xlabel)
+    ax.set_ylabel(exp.metric)
+    ax.set_title(exp.title, fontsize=9)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110))
+    plt.close(fig)
+
+
+def outputs(exp: Experiment, cells: list, doc: dict, out_dir: str) -> dict:
+    """Write NAME.parquet, NAME.png and NAME.json under ``out_dir``; return the paths."""
+    os.makedirs(out_dir, exist_ok=True)
+    paths = {k: os.path.join(out_dir, f"{exp.name}.{k}") for k in ("parquet", "png", "json")}
+    write_parquet(cells, paths["parquet"])
+    write_plot(exp, doc, paths["png"])
+    text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+
+    write_atomically(paths["json"], write)
+    return paths
+
+
+PAPER_POLICIES = ("fifo", "lru", "lfu", "arc", "solar_e", "solar_a", "solar")
+AUTHOR_SEEDS = (42, 1337, 2024)
+
+
+def ref_policies() -> tuple:
+    """The authors'-code variants that are registered (issue 5: reported beside ``solar``)."""
+    from simulator.policies import REGISTRY
+
+    return tuple(p for p in ("solar_e_ref", "solar_a_ref", "solar_ref") if p in REGISTRY)
+
+
+def authors_trace(family: str, variant: str, seed: int):
+    """One of the authors' published traces, or None when they are not available here."""
+    import workloads
+    from simulator.errors import InputError
+
+    if "solar_published" not in workloads.REGISTRY:
+        return None
+    try:
+        return workloads.get("solar_published").generate(
+            {"family": family, "variant": variant, "trace_seed": seed}, 0)
+    except InputError:
+        return None
+
+
+def run_policies(trace, policies, seed, column, source="generator", metric="hit_rate",
+                 **model) -> list:
+    """Cells of ``metric`` for each policy on one trace (``model``: capacity, top_k …)."""
+    from simulator.runner import run
+
+    out = []
+    for pol in policies:
+        s = run(trace, pol, seed=seed, **model).summary()
+        out.append(cell(pol, column, seed, s[metric], source, policy=pol,
+                        workload=trace.meta.get("workload"),
+                        params=trace.meta.get("params"), **model))
+    return out

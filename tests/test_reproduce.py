@@ -1,0 +1,69 @@
+"""``semcache reproduce``: JSON contract, files written, determinism, model facts, bad input."""
+
+import json
+import os
+
+import pyarrow.parquet as pq
+import pytest
+
+from simulator.cli import main
+from simulator.reproduce import REGISTRY, get, reproduce
+
+
+@pytest.fixture(scope="module")
+def quick_docs(tmp_path_factory):
+    out = tmp_path_factory.mktemp("repro")
+    return {name: reproduce(name, quick=True, out_dir=str(out)) for name in REGISTRY}
+
+
+@pytest.mark.parametrize("name", list(REGISTRY))
+def test_table_contract_and_files(quick_docs, name):
+    doc, files = quick_docs[name]
+    assert doc["table"] == name and doc["columns"] and doc["rows"]
+    for row in doc["rows"]:
+        assert {"policy", "source"} <= set(row)
+        for col in doc["columns"]:
+            if col in row:
+                assert set(row[col]) == {"mean", "std", "n", "paper", "differs"}
+                assert row[col]["n"] >= 1
+    raw = pq.read_table(files["parquet"]).to_pylist()
+    assert len(raw) == sum(row[c]["n"] for row in doc["rows"] for c in doc["columns"]
+                           if c in row)
+    assert all(isinstance(json.loads(r["config"]), dict) for r in raw)
+    assert os.path.getsize(files["png"]) > 1000
+    with open(files["json"]) as fh:
+        assert json.load(fh)["rows"] == doc["rows"]
+
+
+def test_fifo_thrashes_on_cycling(quick_docs):
+    doc, _ = quick_docs["table8"]
+    fifo = next(r for r in doc["rows"] if r["policy"] == "fifo" and r["source"] == "generator")
+    assert fifo["m/K=2"]["mean"] == 0.0 and fifo["m/K=5"]["mean"] == 0.0
+    assert fifo["m/K=1"]["mean"] > 0.5
+
+
+def test_same_seeds_same_table(tmp_path, quick_docs):
+    again, _ = reproduce("table9", quick=True, out_dir=str(tmp_path))
+    assert again["rows"] == quick_docs["table9"][0]["rows"]
+
+
+def test_figures_are_tables():
+    assert get("fig3") is REGISTRY["table8"] and get("fig5") is REGISTRY["table10"]
+
+
+def test_cli_json(tmp_path, capsys):
+    assert main(["reproduce", "fig4", "--quick", "--seeds", "0,1", "--json",
+                 "--out", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["table"] == "table9" and doc["seeds"] == [0, 1]
+    assert os.path.exists(doc["files"]["png"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["reproduce", "table99"], "unknown reproduction 'table99'"),
+    (["reproduce", "table8", "--seeds", "a"], "--seeds expects integers"),
+    (["reproduce", "table8", "--seeds", "1,1"], "--seeds needs distinct"),
+])
+def test_bad_input(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
