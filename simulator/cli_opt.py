@@ -1,11 +1,12 @@
-"""``semcache opt``: the exact offline optimum of one trace or workload (SPEC §4, §7).
+"""``semcache opt``: the offline optimum of one trace or workload (SPEC §4, §7).
 
-Takes the model options of ``semcache run`` and prints OPT's cost, whether it is exact,
-its lower and upper bounds, the method used and the optimal schedule (admissions and
-evictions per step, by item key).  ``--json`` prints one object with ``opt_cost``,
-``exact``, ``lower_bound``, ``upper_bound``, ``method``, ``schedule``, the options and the
-``workload`` record of ``semcache run``.  An instance too big for an exact method is an
-error (exit code 2) that says which limits it exceeds.
+Takes the model options of ``semcache run`` and prints OPT's cost when it is exact, else
+its bounds, the method used and the schedule (admissions and evictions per step, by item
+key): optimal when exact, else the feasible schedule that achieves the upper bound.
+``--json`` prints one object with ``opt_cost`` (null when not exact), ``exact``,
+``lower_bound``, ``upper_bound``, ``method``, ``schedule``, the options and the
+``workload`` record of ``semcache run``.  An instance too big for every exact method gets
+bounds (:mod:`theory.opt_bounds`); ``--method bounds`` asks for them directly.
 """
 
 from __future__ import annotations
@@ -28,10 +29,15 @@ def cmd_opt(args) -> int:
     if args.json:
         out.emit_json(doc)
         return 0
-    kind = "exact" if result.exact else f"bounds [{result.lower_bound:g}, {result.upper_bound:g}]"
-    out.print_line(f"OPT = {result.opt_cost:g} ({kind}, method {result.method}); "
+    if result.exact:
+        head = f"OPT = {result.opt_cost:g}, exact"
+    else:
+        head = f"OPT: bounds [{result.lower_bound:g}, {result.upper_bound:g}], not exact"
+    out.print_line(f"{head} (method {result.method}); "
                    f"K = {args.capacity}, k = {args.top_k}, λ = {args.switch_cost:g}, "
                    f"quality {args.quality}, {trace.steps} steps")
+    if not result.exact:
+        out.print_line("schedule achieving the upper bound:")
     sched = result.schedule
     for t, (a, ev) in enumerate(zip(sched["admitted"], sched["evicted"])):
         if a >= 0 or ev:
@@ -43,13 +49,16 @@ def cmd_opt(args) -> int:
 
 def add_parser(sub) -> None:
     """Register ``semcache opt`` on the subcommand set ``sub``."""
-    p = sub.add_parser("opt", help="the exact offline optimum of one workload or trace file",
+    p = sub.add_parser("opt", help="the offline optimum of one workload or trace file",
                        description="The offline optimum of SPEC §4 (min Σ ℓ_t + λ·N over all "
-                                   "cache schedules), computed exactly by dynamic programming.")
+                                   "cache schedules): exact by min-cost flow or dynamic "
+                                   "programming where one fits, else a certified lower bound "
+                                   "and a feasible upper bound.")
     cli_args.add_source(p)
     cli_args.add_model(p)
-    p.add_argument("--method", default="auto", metavar="auto|topics|counts|items",
-                   help="force one exact DP (default: the first that applies)")
+    p.add_argument("--method", default="auto", metavar="auto|flow|topics|counts|items|bounds",
+                   help="force one exact method, or bounds (default: the first exact method "
+                        "that applies and fits, else bounds)")
     p.add_argument("--seed", type=int, default=0, help="workload seed")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_opt)

@@ -156,6 +156,9 @@ CASES = [
     ("unknown_quality", _run_small("--quality", "recall"), "--quality"),
     ("negative_seed", _run_small("--seed", "-1"), "--seed"),
     ("engine_bogus", _run_small("--engine", "bogus"), "--engine"),
+    ("opt_unknown_method", _args("opt", *SMALL, "--method", "bogus"), "--method"),
+    ("opt_method_not_applicable", _args("opt", *SMALL, "--quality", "precision",
+                                        "--method", "flow"), "flow"),
     # --- policies ---------------------------------------------------------------------
     ("unknown_policy", _run_small("--policy", "fifo,bogus"), "bogus"),
     ("empty_policy_name", _run_small("--policy", "fifo,,lru"), "--policy"),

@@ -31,10 +31,11 @@ def _close(a, b):
 
 
 @st.composite
-def tiny(draw):
-    """T <= 6 arrivals, coarse integer vectors (ties happen), topics with -1, weights 0/1,
-    sometimes re-streamed keys and sometimes explicit evidence."""
-    T = draw(st.integers(1, 6))
+def tiny(draw, qualities=("hit", "precision", "similarity"), evidence=True, max_steps=6):
+    """T <= max_steps arrivals, coarse integer vectors (ties happen), topics with -1, weights 0/1,
+    sometimes re-streamed keys and sometimes explicit evidence (unless ``evidence`` is
+    False)."""
+    T = draw(st.integers(1, max_steps))
     d = 3
     coord = st.integers(-1, 2)
     pool = draw(st.lists(st.tuples(coord, coord, coord).filter(any), min_size=1, max_size=4))
@@ -55,7 +56,7 @@ def tiny(draw):
             first.setdefault(key, t)
             arrays["items"][t] = arrays["items"][first[key]]
             arrays["item_topics"][t] = arrays["item_topics"][first[key]]
-    if draw(st.integers(0, 3)) == 0:  # explicit evidence: relevant item ids per step
+    if evidence and draw(st.integers(0, 3)) == 0:  # explicit evidence: relevant ids per step
         ids = sorted(set((arrays.get("item_keys", np.arange(T))).tolist()))
         ev = [draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) for _ in range(T)]
         arrays["evidence_indptr"] = np.cumsum([0] + [len(e) for e in ev])
@@ -63,7 +64,7 @@ def tiny(draw):
     tr = Trace.from_arrays(**arrays)
     return (tr, draw(st.integers(1, 3)), draw(st.integers(1, 3)),
             draw(st.sampled_from([0.0, 0.5, 2.0])),
-            draw(st.sampled_from(["hit", "precision", "similarity"])))
+            draw(st.sampled_from(qualities)))
 
 
 def _soft_topk_case():
@@ -187,18 +188,20 @@ def test_count_and_item_dps_agree_on_a_small_pool():
 
 
 def test_paper_size_topic_instance_is_exact():
-    # m = 11 topics, K = 10, k = 3, T = 10^4 (the speed target's instance; ~3 s here)
+    # m = 11 topics, K = 10, k = 3, T = 10^4 (the speed target's instance): flow and topic DP
     tr = get("cycling").generate({"steps": 10_000, "topics": 11}, seed=0)
     r = opt(tr, 10, 3, 1.0, "hit")
-    assert r.method == "topics" and r.exact
+    assert r.method == "flow" and r.exact
+    assert r.opt_cost == pytest.approx(opt(tr, 10, 3, 1.0, "hit", method="topics").opt_cost,
+                                       abs=1e-9)
     assert r.opt_cost <= run(tr, "fifo", capacity=10, top_k=3, switch_cost=1.0
                              ).summary()["cost"]
 
 
 def test_refusals_are_input_errors():
     tr = _random_trace(0, T=400)
-    with pytest.raises(InputError, match="too big"):
-        opt(tr, 8, 3, 0.5, "precision")
+    with pytest.raises(InputError, match="cannot solve"):
+        opt(tr, 8, 3, 0.5, "precision", method="items")  # too big for the item DP
     with pytest.raises(InputError, match="semantic"):
         opt(PagingTrace.from_requests([1, 2, 1]), 1)
     with pytest.raises(InputError, match="--capacity"):

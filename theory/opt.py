@@ -1,12 +1,17 @@
-"""The exact offline optimum of SPEC §4: one public entry point that picks an exact DP.
+"""The offline optimum of SPEC §4: one public entry point, exact where an exact method fits.
 
 Methods, tried in this order (``method="auto"``):
 
+``flow``
+    :mod:`theory.opt_flow`, a min-cost flow; exact under the conditions of
+    :mod:`theory.opt_topics` (``hit`` quality, relevance by topic, k >= K or separated
+    clusters) at any K and number of topics.  Limits: T <= 10⁶ (the solve takes about
+    0.1 s at T = 10⁴ and 1.2 s at T = 10⁵), and T <= 30 000 when separation must be
+    checked (an O(T²·d) pass, about 1 s at T = 10⁴).
 ``topics``
-    :mod:`theory.opt_topics`, state = set of useful topics; exact for ``hit`` quality with
-    k >= K or topic-separated clusters (see that module).  Limits: m <= 16 useful topics,
-    T·2^m <= 5·10⁷ back-pointers, and T <= 30 000 when separation must be checked
-    (an O(T²·d) pass).
+    :mod:`theory.opt_topics`, state = set of useful topics; same conditions as ``flow``,
+    kept as a cross-check.  Limits: m <= 16 useful topics, T·2^m <= 5·10⁷ back-pointers,
+    and T <= 30 000 when separation must be checked.
 ``counts``
     :mod:`theory.opt_counts`, state = count vector over item types; exact when items of a
     type are interchangeable.  Used when there are fewer types than arrivals.  Limits:
@@ -16,11 +21,14 @@ Methods, tried in this order (``method="auto"``):
     T <= 3 000 (the T x T similarity table) and Σ_t Σ_{j<=K} C(t + 1, j) <= 4·10⁷
     (so T <= 3 000 for K = 1, 620 for K = 2, 175 for K = 3, 86 for K = 4); about 2.5 s
     for K = 3, T = 150.
+``bounds``
+    :mod:`theory.opt_bounds`: when no exact method fits (or when forced), a certified lower
+    bound and the cheapest real schedule found; ``opt_cost`` is then None, ``exact`` False
+    and ``method`` reads ``"bounds:<lower method>+<upper method>"``.
 
-An instance beyond every applicable limit raises :class:`~simulator.errors.InputError`
-saying so; bounds for such instances (a certified lower bound and a feasible schedule) are
-not part of this module yet.  Every result is exact, so ``lower_bound = upper_bound =
-opt_cost``.  The cost counts misses on scored steps only, like ``RunResult.summary()``.
+An exact result has ``lower_bound = upper_bound = opt_cost``.  Costs count misses on scored
+steps only, like ``RunResult.summary()``; the returned schedule, replayed, costs
+``opt_cost`` (exact) or ``upper_bound`` (bounds).
 
 Examples
 --------
@@ -32,7 +40,10 @@ Examples
 ...                        query_topics=topics, item_topics=topics)
 >>> r = opt(tr, capacity=1, top_k=1, switch_cost=0.5)
 >>> r.opt_cost, r.method, r.exact  # keep topic 0: misses at steps 0, 1, 3, 5 and one admission
-(4.5, 'topics', True)
+(4.5, 'flow', True)
+>>> b = opt(tr, capacity=1, top_k=1, switch_cost=0.5, method="bounds")
+>>> b.opt_cost, b.exact, b.lower_bound <= 4.5 <= b.upper_bound
+(None, False, True)
 """
 
 from __future__ import annotations
@@ -43,10 +54,12 @@ import math
 from simulator.errors import InputError
 from simulator.runner import check_options
 from simulator.trace import Trace
-from theory import opt_counts, opt_dp, opt_topics
+from theory import opt_bounds, opt_counts, opt_dp, opt_flow, opt_topics
 from theory.opt_model import build_model, replay, schedule_from_sets
 
-METHODS = ("auto", "topics", "counts", "items")
+METHODS = ("auto", "flow", "topics", "counts", "items", "bounds")
+EXACT = ("flow", "topics", "counts", "items")
+FLOW_MAX_T = 10**6
 TOPICS_MAX_M = 16
 TOPICS_MAX_BACK = 5 * 10**7
 TOPICS_MAX_T_SEPARATION = 30_000
@@ -63,10 +76,11 @@ class OptResult:
 
     ``schedule`` has ``admitted`` (the key admitted at each step, or -1) and ``evicted``
     (the keys leaving the cache at each step); replayed with
-    :func:`theory.opt_model.replay` it costs ``opt_cost``.
+    :func:`theory.opt_model.replay` it costs ``upper_bound`` (= ``opt_cost`` when exact).
+    ``opt_cost`` is None when the result is only bounds.
     """
 
-    opt_cost: float
+    opt_cost: float | None
     exact: bool
     lower_bound: float
     upper_bound: float
@@ -79,6 +93,15 @@ class OptResult:
         return dict(opt_cost=self.opt_cost, exact=self.exact, lower_bound=self.lower_bound,
                     upper_bound=self.upper_bound, method=self.method, schedule=self.schedule,
                     **self.config)
+
+
+def _flow_fits(trace, capacity, top_k):
+    if trace.steps > FLOW_MAX_T:
+        return f"flow: T = {trace.steps} > {FLOW_MAX_T}"
+    if top_k < capacity and trace.steps > TOPICS_MAX_T_SEPARATION:
+        return f"flow: k < K needs a separation check, limited to T <= " \
+               f"{TOPICS_MAX_T_SEPARATION}"
+    return None
 
 
 def _topics_fits(trace, capacity, top_k):
@@ -117,7 +140,7 @@ def _items_fits(trace, capacity):
 
 def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
         quality: str = "hit", method: str = "auto") -> OptResult:
-    """Exact offline optimum min Σ ℓ_t + λ·N over all schedules from an empty cache.
+    """Offline optimum min Σ ℓ_t + λ·N over all schedules from an empty cache, or bounds.
 
     Parameters
     ----------
@@ -125,14 +148,14 @@ def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
         A semantic trace (paging traces have Belady's algorithm instead).
     capacity, top_k, switch_cost, quality
         K, k, λ and the quality measure of SPEC §1.
-    method : {"auto", "topics", "counts", "items"}
-        Force one DP; it must be exact for the instance and within its limits.
+    method : {"auto", "flow", "topics", "counts", "items", "bounds"}
+        ``auto``: the first exact method that applies and fits, else bounds.  An exact
+        name forces that method (it must apply and fit); ``bounds`` skips exact methods.
 
     Raises
     ------
     InputError
-        Bad options, a paging trace, a forced method that does not apply, or an instance
-        too big for every exact method (the message lists why each was refused).
+        Bad options, a paging trace, or a forced exact method that does not apply or fit.
     """
     check_options(capacity, top_k, switch_cost, quality)
     if not isinstance(trace, Trace):
@@ -141,13 +164,21 @@ def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
     if method not in METHODS:
         raise InputError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
     K, k, lam = int(capacity), int(top_k), float(switch_cost)
+    config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
     refused = []
     cost = sets = chosen = None
-    for name in ("topics", "counts", "items") if method == "auto" else (method,):
-        if name == "topics":
-            why = _topics_fits(trace, K, k) or opt_topics.applies(trace, K, k, quality)
+    topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))
+    for name in {"auto": EXACT, "bounds": ()}.get(method, (method,)):
+        if name in ("flow", "topics"):
+            fits = _flow_fits if name == "flow" else _topics_fits
+            why = fits(trace, K, k)
             if why is None:
-                cost, sets = opt_topics.solve(trace, K, lam)
+                if not topical:
+                    topical["why"] = opt_topics.applies(trace, K, k, quality)
+                why = topical["why"]
+            if why is None:
+                solver = opt_flow.solve if name == "flow" else opt_topics.solve
+                cost, sets = solver(trace, K, lam)
         elif name == "counts":
             why = _counts_fits(trace, K) or opt_counts.applies(trace)
             if why is None:
@@ -160,14 +191,16 @@ def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
             chosen = name
             break
         refused.append(f"{name} ({why})" if not why.startswith(name) else why)
+    if chosen is None and method not in ("auto", "bounds"):
+        raise InputError(f"method {method!r} cannot solve this instance: " + "; ".join(refused))
     if chosen is None:
-        raise InputError("instance too big or not eligible for an exact OPT: "
-                         + "; ".join(refused) + ". Use a shorter trace or a smaller --capacity")
+        lower, upper, name, schedule = opt_bounds.bounds(trace, K, k, lam, quality)
+        return OptResult(opt_cost=None, exact=False, lower_bound=lower, upper_bound=upper,
+                         method=name, schedule=schedule, config=config)
     schedule = schedule_from_sets(trace.item_keys, sets)
     # The schedule is replayed with the model's definitions: a DP bug cannot go unnoticed.
     check = replay(trace, schedule, K, k, lam, quality)
     if not math.isclose(check, cost, rel_tol=1e-9, abs_tol=1e-9):
         raise RuntimeError(f"OPT ({chosen}) schedule replays to {check}, not {cost}")
-    config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
     return OptResult(opt_cost=cost, exact=True, lower_bound=cost, upper_bound=cost,
                      method=chosen, schedule=schedule, config=config)

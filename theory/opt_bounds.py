@@ -1,0 +1,177 @@
+"""Bounds on OPT where no exact method fits (SPEC §4): a certified lower bound and the
+cheapest real schedule found.
+
+Lower bounds, all certified from a dual vector (:func:`theory.opt_lp.certify`), never from a
+solver's primal value; the largest of those that apply within their limits is returned:
+
+``flow``
+    ``hit`` quality, relevance by topic (no evidence), T <= 10⁶.  The min-cost flow of
+    :mod:`theory.opt_flow` ignores the retrieval depth: a real hit needs a cached item of
+    topic a_t, so its "flow <= OPT" half holds for any k (and whatever the key topics).
+    Certified from the flow's node potentials.
+``lp-arrivals``
+    :func:`theory.opt_lp.arrival_lp`, any quality; T <= 3 000 and at most 30 000
+    variables (HiGHS' interior-point method, about 4 s at 20 000); for ``similarity`` the
+    4·K most similar earlier arrivals of each step are kept, the rest under a floor.
+``lp-topics``
+    :func:`theory.opt_lp.topic_lp`, ``precision`` with relevance by topic; at most
+    100 000 variables (HiGHS' simplex, about 5 s at 60 000).
+``trivial``
+    Forced losses, always computed: quality_t is at most 1 if some earlier arrival is
+    relevant (``hit``), min(n_t, K, k)/k with n_t the relevant keys arrived (``precision``),
+    or the largest clipped cosine of an earlier arrival plus the float32 error bound of
+    the engine's dot product (``similarity``, T <= 10 000; beyond, 1).
+
+So ``hit`` without evidence always gets ``flow``; ``precision`` and ``similarity`` on long
+traces fall back to ``lp-topics`` or ``trivial``.
+
+Upper bound: the cheapest of the beam search of :mod:`theory.opt_beam` (T <= 3 000,
+K <= 62), every bounded semantic registry policy (seed 0), and, for ``hit``, the flow's
+schedule (optimal when k >= K), ranked by their own costs; the winner is replayed with
+:func:`theory.opt_model.replay`, which must reproduce its cost.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simulator.kernels import QUALITY_CODES
+from theory import opt_beam, opt_flow
+from theory.opt_lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pairs, certify,
+                           solve, topic_lp)
+from theory.opt_model import build_model, effective_weights, replay, schedule_from_sets
+
+FLOW_MAX_T = 10**6
+ARRIVAL_MAX_T = 3_000
+ARRIVAL_MAX_VARS = 30_000
+TOPIC_MAX_VARS = 100_000
+TRIVIAL_SIM_MAX_T = 10_000  # an O(T²·d) pass
+SIM_PAIRS_PER_K = 4  # similarity pairs kept per step: the 4·K most similar arrivals
+BEAM_MAX_T = 3_000
+BEAM_MAX_K = 62
+LP_TIME_LIMIT = 120.0  # seconds; a time-limited solve still certifies a weaker bound
+
+
+def trivial_bound(trace, capacity: int, top_k: int, quality: str) -> float:
+    """Σ_t w_t(1 − q̄_t) with q̄_t >= quality_t whatever the cache (forced losses)."""
+    T, w = trace.steps, effective_weights(trace)
+    qt, it, keys = trace.query_topics, trace.item_topics, trace.item_keys
+    if quality == "similarity":
+        if T > TRIVIAL_SIM_MAX_T:
+            return 0.0
+        d = trace.dim
+        slack = 2 * d * 2.0**-24 / (1 - d * 2.0**-24)  # float32 dot error, unit vectors
+        X = trace.items.astype(np.float64)
+        qbar = np.zeros(T)
+        for lo in range(0, T, 512):
+            S = trace.queries[lo:lo + 512].astype(np.float64) @ X.T
+            S[np.arange(S.shape[0])[:, None] + lo <= np.arange(T)[None, :]] = -np.inf
+            qbar[lo:lo + 512] = np.clip(S.max(axis=1, initial=-np.inf) + slack, 0.0, 1.0)
+    else:
+        by_topic: dict = {}
+        arrived: set = set()
+        ptr, idx = trace.evidence_indptr, trace.evidence_indices
+        n_rel = np.zeros(T, np.int64)
+        for t in range(T):
+            mine = by_topic.get(int(qt[t]), set()) if qt[t] >= 0 else set()
+            extra = {int(e) for e in idx[ptr[t]:ptr[t + 1]]} & arrived - mine \
+                if trace.has_evidence else set()
+            n_rel[t] = len(mine) + len(extra)
+            by_topic.setdefault(int(it[t]), set()).add(int(keys[t]))
+            arrived.add(int(keys[t]))
+        if quality == "hit":
+            qbar = (n_rel > 0).astype(np.float64)
+        else:
+            qbar = np.minimum(np.minimum(n_rel, capacity), top_k) / top_k
+    total = math.fsum((w * (1.0 - qbar)).tolist())
+    return total - 4 * (T + 2) * UNIT_ROUNDOFF * total
+
+
+def flow_bound(trace, capacity: int, switch_cost: float):
+    """``(bound, schedule)``: the certified flow value and the flow's (k >= K) schedule."""
+    net = opt_flow.build(trace, capacity, switch_cost)
+    x, pi = opt_flow.min_cost_flow(net)
+    lp = LinearProgram(c=net["cost"], lb=np.zeros_like(net["cap"]), ub=net["cap"],
+                       A_eq=opt_flow.incidence(net), b_eq=net["supply"])
+    const = net["constant"]
+    bound = const + certify(lp, y_eq=-pi) - 4 * UNIT_ROUNDOFF * const
+    sets = opt_flow.schedule_sets(trace, capacity, net, x)
+    return bound, schedule_from_sets(trace.item_keys, sets)
+
+
+def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
+                model=None):
+    """``(bound, method, schedule or None)``: the best lower bound of the module docstring,
+    and the flow's schedule when the bound is ``flow``.  ``model`` (from
+    :func:`~theory.opt_model.build_model`) is built when needed and not given."""
+    T = trace.steps
+    best = (trivial_bound(trace, capacity, top_k, quality), "trivial", None)
+    topical = not trace.has_evidence
+    if quality == "hit" and topical and T <= FLOW_MAX_T:
+        bound, sched = flow_bound(trace, capacity, switch_cost)
+        return max(best, (bound, "flow", sched), key=lambda b: b[0])
+    lp = None
+    if T <= ARRIVAL_MAX_T:
+        model = model or build_model(trace, top_k, quality)
+        pairs = arrival_pairs(model, quality, SIM_PAIRS_PER_K * capacity)
+        L = np.full(T, -1, np.int64)
+        np.maximum.at(L, pairs[1], pairs[0])
+        size = np.maximum(L - np.arange(T), 0).sum() + (pairs[0].size if
+                                                      quality == "similarity" else 0)
+        if size <= ARRIVAL_MAX_VARS:
+            lp, const = arrival_lp(model, capacity, switch_cost, quality, pairs)
+            name = "lp-arrivals"
+    if lp is None and quality == "precision" and topical:
+        lp, const = topic_lp(trace, capacity, top_k, switch_cost, TOPIC_MAX_VARS)
+        name = "lp-topics"
+    if lp is not None:
+        bound = const + solve(lp, LP_TIME_LIMIT, ipm=name == "lp-arrivals")[1] \
+            - 4 * UNIT_ROUNDOFF * const
+        best = max(best, (bound, name, None), key=lambda b: b[0])
+    return best
+
+
+def upper_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
+                model=None, extra=(), width=None):
+    """``(cost, method, schedule)``: the cheapest real schedule found, by its replayed cost.
+
+    ``extra`` adds ``(name, schedule)`` candidates (e.g. a relaxation's schedule).
+    """
+    T, K = trace.steps, min(int(capacity), trace.steps)
+    cand = []  # (claimed cost, name, schedule); replayed ones claim their replay
+    for name, sched in extra:
+        cand.append((replay(trace, sched, capacity, top_k, switch_cost, quality), name, sched))
+    if T <= BEAM_MAX_T and K <= BEAM_MAX_K:
+        model = model or build_model(trace, top_k, quality)
+        for horizon in opt_beam.HORIZONS:
+            cost, sets = opt_beam.beam(model, K, switch_cost, width, horizon)
+            cand.append((cost, "beam", schedule_from_sets(trace.item_keys, sets)))
+    for name, sched, cost in opt_beam.policy_runs(trace, capacity, top_k, switch_cost,
+                                                  quality):
+        cand.append((cost, f"policy:{name}", sched))
+    claimed, name, sched = min(cand, key=lambda c: c[0])
+    cost = replay(trace, sched, capacity, top_k, switch_cost, quality)
+    if not math.isclose(cost, claimed, rel_tol=1e-9, abs_tol=1e-9):
+        raise RuntimeError(f"upper bound {name} replays to {cost}, not {claimed}")
+    return cost, name, sched
+
+
+def bounds(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
+           width: int | None = None):
+    """``(lower, upper, method, schedule)`` with lower <= OPT <= upper = replay(schedule).
+
+    ``method`` is ``"bounds:<lower method>+<upper method>"``.
+    """
+    if quality not in QUALITY_CODES:
+        raise ValueError(quality)
+    needed = trace.steps <= max(ARRIVAL_MAX_T, BEAM_MAX_T)  # the dense T x T model
+    model = build_model(trace, top_k, quality) if needed else None
+    lb, lb_name, relaxed = lower_bound(trace, capacity, top_k, switch_cost, quality, model)
+    extra = [("flow-schedule", relaxed)] if relaxed is not None else []
+    ub, ub_name, sched = upper_bound(trace, capacity, top_k, switch_cost, quality, model,
+                                     extra, width)
+    if lb > ub + 1e-9 * max(1.0, abs(ub)):
+        raise RuntimeError(f"lower bound {lb} ({lb_name}) exceeds upper bound {ub} ({ub_name})")
+    return float(min(lb, ub)), float(ub), f"bounds:{lb_name}+{ub_name}", sched
