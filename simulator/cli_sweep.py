@@ -1,0 +1,130 @@
+"""``semcache sweep``: a grid of runs on Dask, appended to a resumable Parquet store.
+
+List options take comma-separated values: ``--policy fifo,solar``, ``--capacity 5,10,20``,
+``--top-k``, ``--switch-cost``, ``--quality``, and ``--param topics=10,15`` (repeatable,
+one key each; ``\\,`` is a literal comma inside a value).  ``--seeds`` takes integers
+and inclusive ranges, ``0-4,10``.  ``--workers 0`` runs in this process without Dask.
+``--json`` prints ``{"path", "rows_total", "rows_written", "rows_skipped", "chunks",
+"workers", "scheduler", "cluster_start_s", "first_chunk_s", "median_chunk_s",
+"elapsed_s"}``; the progress bar goes to stderr, and only when it is a terminal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from simulator import cli_output as out
+from simulator.errors import InputError
+
+
+def _split(option: str, text: str) -> list:
+    """``"a,b\\,c"`` → ``["a", "b,c"]``; an empty item or a repeated one is an error."""
+    items = [s.strip().replace("\\,", ",") for s in re.split(r"(?<!\\),", text)]
+    for item in items:
+        if not item:
+            raise InputError(f"{option} has an empty value in {text!r}; give values like "
+                             "a,b,c")
+        if items.count(item) > 1:
+            raise InputError(f"{option} gives '{item}' twice")
+    return items
+
+
+def _numbers(option: str, text: str, kind) -> list:
+    values = []
+    for item in _split(option, text):
+        try:
+            values.append(kind(item))
+        except ValueError:
+            noun = "integers" if kind is int else "numbers"
+            raise InputError(f"{option} expects {noun} separated by commas, got "
+                             f"{item!r}") from None
+    return values
+
+
+def seeds(text: str) -> list:
+    """``"0-2,7"`` → ``[0, 1, 2, 7]``: integers >= 0 and inclusive ranges, each seed once.
+
+    >>> seeds("0-2,7")
+    [0, 1, 2, 7]
+    """
+    found = []
+    for item in _split("--seeds", text):
+        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", item)
+        if match is None:
+            raise InputError(f"--seeds expects integers >= 0 or ranges like 0-4, got {item!r}")
+        low = int(match.group(1))
+        high = int(match.group(2)) if match.group(2) is not None else low
+        if high < low:
+            raise InputError(f"--seeds range '{item}' is empty (it must read low-high)")
+        for seed in range(low, high + 1):
+            if seed in found:
+                raise InputError(f"--seeds gives seed {seed} twice")
+            found.append(seed)
+    return found
+
+
+def grid_from(args):
+    """The :class:`simulator.sweep.Grid` of the parsed options."""
+    from simulator.cli import _pairs  # KEY=VALUE parsing shared with `semcache run`
+    from simulator.sweep import Grid
+
+    params = {key: _split(f"--param {key}", value) if value else []
+              for key, value in _pairs("--param", args.param).items()}
+    return Grid(
+        workload=args.workload, params=params, seeds=seeds(args.seeds),
+        policies=None if args.policy is None else _split("--policy", args.policy),
+        capacities=_numbers("--capacity", args.capacity, int),
+        top_ks=_numbers("--top-k", args.top_k, int),
+        switch_costs=_numbers("--switch-cost", args.switch_cost, float),
+        qualities=_split("--quality", args.quality),
+        policy_params=_pairs("--policy-param", args.policy_param))
+
+
+def cmd_sweep(args) -> int:
+    from simulator.sweep import sweep
+
+    result = sweep(grid_from(args), args.out, resume=args.resume, workers=args.workers,
+                   scheduler=args.scheduler, progress=None)
+    if args.json:
+        out.emit_json(result.to_dict())
+        return 0
+    where = args.scheduler or ("this process" if args.workers == 0
+                               else f"{result.workers} local workers")
+    out.print_line(f"{result.path}: wrote {result.rows_written} rows, skipped "
+                   f"{result.rows_skipped} already there ({result.rows_total} in the grid), "
+                   f"{result.chunks} chunks on {where}, {result.elapsed_s:.1f} s")
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Register ``semcache sweep`` on the subcommand set ``sub``."""
+    p = sub.add_parser("sweep", help="a grid of runs on Dask, into a resumable Parquet store",
+                       description="Run every combination of workload parameters, seeds, "
+                                   "policies and model options (SPEC §7) on a Dask cluster, "
+                                   "appending one Parquet part file per finished chunk.")
+    p.add_argument("--workload", metavar="NAME", required=True, help="a registered workload")
+    p.add_argument("--param", metavar="KEY=V1,V2", action="append", default=[],
+                   help="workload parameter values (repeatable, one key each)")
+    p.add_argument("--policy", metavar="A,B,C",
+                   help="policies (default: every policy defined for the workload's mode)")
+    p.add_argument("--policy-param", metavar="KEY=VALUE", action="append", default=[],
+                   help="parameter passed to every selected policy (repeatable)")
+    p.add_argument("--capacity", metavar="K1,K2", default="10", help="cache sizes K >= 1")
+    p.add_argument("--top-k", metavar="k1,k2", default="3", help="retrieval depths k >= 1")
+    p.add_argument("--switch-cost", metavar="λ1,λ2", default="0",
+                   help="costs λ >= 0 of one cache modification")
+    p.add_argument("--quality", metavar="hit,precision,similarity", default="hit",
+                   help="per-step quality measures")
+    p.add_argument("--seeds", metavar="0-4,10", default="0",
+                   help="seeds of workload and policies: integers and inclusive ranges")
+    p.add_argument("--out", metavar="DIR", required=True,
+                   help="the Parquet store: a directory of part files")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the store at --out, skipping runs it already holds")
+    p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                   help="use a running Dask scheduler instead of a local cluster")
+    p.add_argument("--workers", metavar="N", type=int,
+                   help="local Dask worker processes (default: one per core; 0: no Dask, "
+                        "run in this process)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(func=cmd_sweep)

@@ -1,0 +1,338 @@
+"""Sweeps: a grid of runs, in parallel on Dask or in-process, resumable (SPEC §7, issue 5).
+
+The grid is workload parameter values × seeds × policies × capacities × top_k ×
+switch_cost × quality.  Each grid point is one run of :func:`simulator.runner.run` and one
+row of the store (:mod:`simulator.sweep_store`): the run record of ``summary()`` (its
+``params``, the policy's parameters, as JSON text), plus ``workload``, one
+``param.<name>`` column per workload parameter and ``task_id``, a hash of the run's
+canonical configuration.  Because the id names one run, a resumed sweep skips exactly the
+runs already stored, even when the grid has grown since (say, one more capacity).
+
+Unit of work.  A *chunk* is the pending runs on one trace (one parameter combination and
+seed): the trace is generated once, on the worker, and every policy and model option runs
+on it; its rows land in one part file when it finishes.  When the grid has fewer traces
+than twice the workers, each trace's runs are split by policy (the trace is then made once
+per policy, which is cheap next to the runs) so that every worker has work.
+
+Compilation.  Workers load the compiled loops from numba's on-disk cache (they inherit
+``NUMBA_CACHE_DIR``).  While a local cluster starts, this process compiles, or loads,
+every kernel the sweep needs (:func:`compile_kernels`), so after a source change the
+workers do not all compile the same code at once; the seconds of each worker's first
+chunk are reported as ``first_chunk_s``.  The cluster itself and Ctrl-C handling live in
+:mod:`simulator.sweep_cluster`.
+
+Examples
+--------
+>>> import tempfile, os
+>>> grid = Grid("clusters", params={"steps": [100], "topics": [4, 8]}, seeds=[0, 1],
+...             policies=["fifo", "lru"], capacities=[5])
+>>> len(grid.tasks())
+8
+>>> res = sweep(grid, os.path.join(tempfile.mkdtemp(), "store"), workers=0)
+>>> res.rows_written, res.rows_skipped
+(8, 0)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import itertools
+import json
+import numbers
+import os
+import socket
+import statistics
+import sys
+import time
+
+from simulator import policies as registry
+from simulator import runner, sweep_cluster, sweep_store
+from simulator.errors import InputError
+
+ENGINE = "fast"  # sweeps run the compiled loop; part of every task id
+
+
+@dataclasses.dataclass(frozen=True)
+class Grid:
+    """A sweep's grid: every combination of the listed values is one run.
+
+    ``params`` maps workload parameter names to lists of values (strings are coerced as
+    ``--param`` values are); unnamed parameters keep their defaults.  ``policies=None``
+    means every policy defined for the workload's mode; ``policy_params`` go to every
+    policy.  An unbounded policy runs once per point, whatever the capacities.
+    """
+
+    workload: str
+    params: dict = dataclasses.field(default_factory=dict)
+    seeds: tuple = (0,)
+    policies: tuple | None = None
+    capacities: tuple = (10,)
+    top_ks: tuple = (3,)
+    switch_costs: tuple = (0.0,)
+    qualities: tuple = ("hit",)
+    policy_params: dict = dataclasses.field(default_factory=dict)
+
+    def tasks(self) -> list:
+        """Every run of the grid as a canonical config dict with its ``task_id``.
+
+        Raises InputError, naming the option, for an empty or invalid dimension.
+        """
+        import workloads
+
+        wl = workloads.get(self.workload)
+        for option, values in (("--seeds", self.seeds), ("--capacity", self.capacities),
+                               ("--top-k", self.top_ks), ("--switch-cost", self.switch_costs),
+                               ("--quality", self.qualities), ("--policy", self.policies)):
+            if values is not None and len(values) == 0:
+                raise InputError(f"{option} is empty: the grid has no runs")
+        for name, values in self.params.items():
+            if len(values) == 0:
+                raise InputError(f"--param {name} has no values: the grid has no runs")
+        for seed in self.seeds:
+            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+                raise InputError(f"--seeds must be integers >= 0, got {seed!r}")
+        for K in self.capacities:
+            runner.check_options(K, 1, 0.0, "hit")
+        for k in self.top_ks:
+            runner.check_options(1, k, 0.0, "hit")
+        for lam in self.switch_costs:
+            runner.check_options(1, 1, lam, "hit")
+        for q in self.qualities:
+            runner.check_options(1, 1, 0.0, q)
+        names = list(self.params)
+        combos = [wl.resolve_params(dict(zip(names, values)))
+                  for values in itertools.product(*self.params.values())]
+        pols = self._policies(wl, combos[0])
+        tasks = {}
+        for prm, seed, name in itertools.product(combos, self.seeds, pols):
+            pol = registry.get(name)
+            caps = [None] if pol.unbounded else self.capacities
+            for K, k, lam, q in itertools.product(caps, self.top_ks, self.switch_costs,
+                                                  self.qualities):
+                task = dict(workload=wl.name, params=prm, seed=int(seed), policy=name,
+                            policy_params=pol.resolve_params(self.policy_params),
+                            capacity=None if K is None else int(K), top_k=int(k),
+                            switch_cost=float(lam), quality=q, engine=ENGINE)
+                tasks.setdefault(task_id(task), task)  # equal after coercion: one run
+        return [dict(t, task_id=i) for i, t in tasks.items()]
+
+    def _policies(self, wl, params) -> list:
+        """The policy names, checked against the workload's mode (found from one trace)."""
+        names = list(self.policies or [])
+        for name in names:
+            registry.get(name)
+            if names.count(name) > 1:
+                raise InputError(f"--policy names '{name}' twice")
+        if names and all(len(registry.get(n).modes) > 1 for n in names):
+            return names  # every mode is fine: no need to build a trace
+        from simulator.trace import PagingTrace
+
+        mode = "paging" if isinstance(wl.make(params, 0), PagingTrace) else "semantic"
+        if not names:
+            return [n for n, p in registry.REGISTRY.items() if mode in p.modes]
+        for name in names:
+            if mode not in registry.get(name).modes:
+                raise InputError(f"--policy {name}: not defined in {mode} mode (workload "
+                                 f"'{wl.name}'); it runs in: "
+                                 + ", ".join(registry.get(name).modes))
+        return names
+
+
+def task_id(task: dict) -> str:
+    """A stable id of one run: a hash of its canonical JSON (sorted keys, no ``task_id``)."""
+    body = {k: v for k, v in task.items() if k != "task_id"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def chunks(tasks: list, split_by_policy: bool = False) -> list:
+    """Group runs into units of work: one per trace, or one per trace and policy."""
+    groups = {}
+    for task in tasks:
+        key = (json.dumps(task["params"], sort_keys=True), task["seed"])
+        if split_by_policy:
+            key += (task["policy"],)
+        groups.setdefault(key, []).append(task)
+    return [dict(workload=runs[0]["workload"], params=runs[0]["params"],
+                 seed=runs[0]["seed"], runs=runs) for runs in groups.values()]
+
+
+_CHUNKS_IN_PROCESS = 0
+
+
+def run_chunk(chunk: dict) -> tuple:
+    """Generate the chunk's trace and run every one of its runs (this runs on a worker).
+
+    Returns ``(rows, info)``; ``info`` names the worker process and gives the chunk's
+    seconds and whether it was the first in that process (kernels loaded or compiled).
+    """
+    global _CHUNKS_IN_PROCESS
+    import workloads
+
+    start = time.perf_counter()
+    trace = workloads.get(chunk["workload"]).generate(chunk["params"], chunk["seed"])
+    rows = []
+    for task in chunk["runs"]:
+        result = runner.run(trace, task["policy"], capacity=task["capacity"] or 1,
+                            top_k=task["top_k"], switch_cost=task["switch_cost"],
+                            quality=task["quality"], seed=task["seed"],
+                            params=task["policy_params"], engine=task["engine"])
+        record = result.summary()
+        record["params"] = json.dumps(record["params"])
+        rows.append({"task_id": task["task_id"], "workload": task["workload"],
+                     **{f"param.{k}": v for k, v in task["params"].items()}, **record})
+    info = {"worker": f"{socket.gethostname()}:{os.getpid()}",
+            "first": _CHUNKS_IN_PROCESS == 0, "seconds": time.perf_counter() - start}
+    _CHUNKS_IN_PROCESS += 1
+    return rows, info
+
+
+def compile_kernels(tasks: list) -> None:
+    """Compile (or load) the kernels ``tasks`` use, in this process and numba's disk cache.
+
+    Kernels depend on argument types only, so a two-step trace of the workload's mode
+    suffices.  Done while the local cluster starts, it lets the workers load each kernel
+    from the disk cache instead of all compiling the same code at once.
+    """
+    import numpy as np
+
+    import workloads
+    from simulator.trace import PagingTrace, Trace
+
+    first = tasks[0]
+    if isinstance(workloads.get(first["workload"]).make(first["params"], first["seed"]),
+                  PagingTrace):
+        tiny = PagingTrace.from_requests(np.arange(2))
+    else:
+        tiny = Trace.from_arrays(queries=np.eye(2, dtype=np.float32),
+                                 items=np.eye(2, dtype=np.float32))
+    seen = set()
+    for task in tasks:
+        key = (task["policy"], json.dumps(task["policy_params"], sort_keys=True))
+        if key not in seen:
+            seen.add(key)
+            runner.run(tiny, task["policy"], capacity=1, top_k=1,
+                       params=task["policy_params"], engine=task["engine"])
+
+
+@dataclasses.dataclass
+class SweepResult:
+    """What a sweep did: rows written and skipped, workers, and timings in seconds.
+
+    ``cluster_start_s`` runs from starting (or connecting to) the cluster to a connected
+    client; a local cluster's includes :func:`compile_kernels`, done meanwhile.
+    ``first_chunk_s`` maps each worker process to the seconds of its first chunk (which
+    includes loading the kernels); ``median_chunk_s`` is over all chunks.
+    """
+
+    path: str
+    rows_total: int
+    rows_written: int
+    rows_skipped: int
+    chunks: int
+    workers: int
+    scheduler: str | None
+    cluster_start_s: float
+    first_chunk_s: dict
+    median_chunk_s: float | None
+    elapsed_s: float
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def default_workers() -> int:
+    """One worker per core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None,
+          scheduler: str | None = None, client=None, progress: bool | None = False
+          ) -> SweepResult:
+    """Run ``grid`` and append its rows to the store ``out`` as each chunk finishes.
+
+    Parameters
+    ----------
+    grid : Grid
+    out : str
+        The store directory (created if missing; its parent must exist).
+    resume : bool
+        Continue a store: skip the runs whose ``task_id`` it holds.  Without it a non-empty
+        store is an error.
+    workers : int, optional
+        Local Dask workers (processes, one thread each); default one per core; ``0`` runs
+        in this process without Dask.
+    scheduler : str, optional
+        Address of a running Dask scheduler (``tcp://host:port``) to use instead.
+    client : distributed.Client, optional
+        An open client to use (not closed here).
+    progress : bool or None
+        A progress bar on stderr; ``None``: only when stderr is a terminal.
+
+    Ctrl-C (KeyboardInterrupt) stops the sweep with every finished chunk kept and any
+    cluster started here shut down; the interrupt is then re-raised.
+    """
+    start = time.perf_counter()
+    if workers is not None and (isinstance(workers, bool) or workers < 0):
+        raise InputError(f"--workers must be an integer >= 0, got {workers!r}")
+    if workers is not None and (scheduler is not None or client is not None):
+        raise InputError("--workers sets up a local cluster; it cannot be used with "
+                         "--scheduler")
+    tasks = grid.tasks()
+    done = sweep_store.open_store(out, resume)
+    pending = [t for t in tasks if t["task_id"] not in done]
+    serial = workers == 0
+    n_workers = 1 if serial else (workers or default_workers())
+    local = bool(pending) and not serial and client is None and scheduler is None
+    cluster_s = 0.0
+    infos = []
+    t0 = time.perf_counter()
+    with contextlib.ExitStack() as cleanup:  # unwinds in reverse: bar, client, Ctrl-C, cluster
+        if local:
+            helper = sweep_cluster.start_local(n_workers)
+            cleanup.callback(sweep_cluster.stop_local, helper)
+            compile_kernels(pending)  # while the cluster starts
+        stop = cleanup.enter_context(sweep_cluster.deferred_sigint(enabled=not serial))
+        if local or (pending and scheduler is not None):
+            client = (sweep_cluster.connect_local(helper, stop) if local
+                      else sweep_cluster.connect_scheduler(scheduler))
+            cleanup.callback(client.close)
+        if client is not None:
+            cluster_s = time.perf_counter() - t0
+            n_workers = max(1, sum(client.nthreads().values()))
+        work = chunks(pending, split_by_policy=not serial
+                      and len(chunks(pending)) < 2 * n_workers)
+        from tqdm import tqdm
+
+        bar = cleanup.enter_context(tqdm(total=len(pending), unit="run", desc="sweep",
+                                         file=sys.stderr, disable=None if progress is None
+                                         else not progress))
+
+        def finished(rows, info):
+            sweep_store.write_part(out, _part_name(rows), rows)
+            infos.append(dict(info, rows=len(rows)))
+            bar.update(len(rows))
+
+        if serial:
+            for chunk in work:
+                finished(*run_chunk(chunk))
+        elif work:
+            sweep_cluster.run_chunks(client, run_chunk, work, finished, stop)
+    firsts = {i["worker"]: round(i["seconds"], 4) for i in infos if i["first"]}
+    return SweepResult(
+        path=out, rows_total=len(tasks), rows_written=sum(i["rows"] for i in infos),
+        rows_skipped=len(tasks) - len(pending), chunks=len(infos), workers=n_workers,
+        scheduler=scheduler, cluster_start_s=round(cluster_s, 4), first_chunk_s=firsts,
+        median_chunk_s=(round(statistics.median(i["seconds"] for i in infos), 4)
+                        if infos else None),
+        elapsed_s=round(time.perf_counter() - start, 4))
+
+
+def _part_name(rows: list) -> str:
+    return hashlib.sha256("".join(sorted(r["task_id"] for r in rows)).encode()).hexdigest()[:20]
+

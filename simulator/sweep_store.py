@@ -1,0 +1,147 @@
+"""The Parquet store of ``semcache sweep``: a directory of part files, one per finished chunk.
+
+A store is a directory that holds only ``part-<id>.parquet`` files.  Each part is written
+to a temporary file in the same directory and renamed into place, so a crash or a kill
+leaves whole parts or none: never half a row group.  Rows are never rewritten: a resumed
+sweep adds parts for the runs whose ``task_id`` is not in the store yet.
+
+Examples
+--------
+>>> import tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "store")
+>>> open_store(path, resume=False)
+set()
+>>> write_part(path, "a", [{"task_id": "t1", "policy": "fifo", "capacity": None}])
+>>> open_store(path, resume=True)
+{'t1'}
+>>> load_rows(path)
+[{'task_id': 't1', 'policy': 'fifo', 'capacity': None}]
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from simulator.atomic_write import write_atomically
+from simulator.errors import InputError
+
+PART = "part-*.parquet"
+# write_atomically's temporary names: left behind only when a writer was killed
+_TEMP = ".semcache-*.part.tmp"
+
+# Fixed column types of the run record, so a part whose capacity column happens to be all
+# None (the unbounded policy) still stores int64; other columns (param.<name>) are inferred.
+TYPES = {
+    "task_id": pa.string(), "workload": pa.string(), "policy": pa.string(),
+    "capacity": pa.int64(), "top_k": pa.int64(), "switch_cost": pa.float64(),
+    "quality": pa.string(), "seed": pa.int64(), "params": pa.string(), "engine": pa.string(),
+    "mode": pa.string(), "steps": pa.int64(), "scored_steps": pa.int64(), "hits": pa.int64(),
+    "hit_rate": pa.float64(), "mean_precision": pa.float64(), "mean_quality": pa.float64(),
+    "miss_cost": pa.float64(), "modifications": pa.int64(), "admissions": pa.int64(),
+    "evictions": pa.int64(), "cost": pa.float64(), "elapsed_s": pa.float64(),
+}
+# load_results orders rows by these (then by the param.<name> columns), not by finish time
+_ORDER = ("workload", "seed", "policy", "capacity", "top_k", "switch_cost", "quality")
+
+
+def _listing(path: str, option: str) -> tuple:
+    """(part files, leftover temporary files) of an existing store; anything else is an error."""
+    if not os.path.isdir(path):
+        raise InputError(f"{option} '{path}' is a file, not a sweep store (a directory of "
+                         f"{PART} files); give a new directory name")
+    parts, temps, other = [], [], []
+    for name in sorted(os.listdir(path)):
+        if fnmatch.fnmatch(name, PART):
+            parts.append(name)
+        elif fnmatch.fnmatch(name, _TEMP):
+            temps.append(name)
+        else:
+            other.append(name)
+    if other:
+        raise InputError(f"{option} '{path}' is a directory that is not a sweep store (it "
+                         f"holds '{other[0]}'); give a new or empty directory")
+    return parts, temps
+
+
+def _read(path: str, name: str, columns=None) -> pa.Table:
+    try:
+        return pq.read_table(os.path.join(path, name), columns=columns)
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
+
+
+def open_store(path: str, resume: bool, option: str = "--out") -> set:
+    """Check ``path`` for a sweep and return the task ids it already holds.
+
+    A missing directory is created (its parent must exist).  Without ``resume`` the store
+    must be new or empty; with it, temporary files left by a killed writer are removed.
+    """
+    if not os.path.exists(path):
+        parent = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(parent):
+            raise InputError(f"{option} '{path}': folder '{parent}' does not exist")
+        try:
+            os.mkdir(path)
+        except OSError as exc:
+            raise InputError(f"cannot create {option} '{path}': {exc.strerror}") from None
+        return set()
+    parts, temps = _listing(path, option)
+    if parts and not resume:
+        raise InputError(f"{option} '{path}' already holds sweep results; use --resume to "
+                         "continue that sweep, or another --out")
+    if resume:
+        for name in temps:  # one store takes one sweep at a time, so no writer owns these
+            os.remove(os.path.join(path, name))
+    done = set()
+    for name in parts:
+        done.update(_read(path, name, ["task_id"]).column("task_id").to_pylist())
+    return done
+
+
+def _table(rows: list) -> pa.Table:
+    columns = {}
+    for row in rows:
+        for key in row:
+            columns.setdefault(key, [])
+    for key in columns:
+        columns[key] = pa.array([row.get(key) for row in rows], type=TYPES.get(key))
+    return pa.table(columns)
+
+
+def write_part(path: str, name: str, rows: list) -> None:
+    """Write ``rows`` (dicts of plain values) as ``part-<name>.parquet``, atomically."""
+    table = _table(rows)
+    target = os.path.join(path, f"part-{name}.parquet")
+    try:
+        write_atomically(target, lambda tmp: pq.write_table(table, tmp), suffix=".part.tmp")
+    except OSError as exc:
+        raise InputError(f"cannot write to sweep store '{path}': {exc.strerror}") from None
+
+
+def load_results(path: str) -> pa.Table:
+    """Every row of the sweep store at ``path``, as one pyarrow Table.
+
+    Parts written by different grids are concatenated with their schemas unified (a column
+    one part lacks is null there).  Rows are sorted by workload, ``param.<name>`` columns,
+    seed, policy, capacity, top_k, switch_cost, quality and task_id, so the table does not
+    depend on the order in which chunks finished.
+    """
+    if not os.path.exists(path):
+        raise InputError(f"sweep store '{path}' does not exist")
+    parts, _ = _listing(path, "sweep store")
+    if not parts:
+        return pa.table({})
+    table = pa.concat_tables([_read(path, name) for name in parts], promote_options="default")
+    params = sorted(n for n in table.column_names if n.startswith("param."))
+    keys = [n for n in (_ORDER[0], *params, *_ORDER[1:], "task_id")
+            if n in table.column_names and table.schema.field(n).type != pa.null()]
+    return table.sort_by([(k, "ascending") for k in keys])
+
+
+def load_rows(path: str) -> list:
+    """:func:`load_results` as a list of dicts, one per row."""
+    return load_results(path).to_pylist()
