@@ -29,6 +29,8 @@ import sys
 from simulator import cli_output as out
 from simulator import (cli_args, cli_claims, cli_delay, cli_opt, cli_reproduce, engine_fast,
                        policies, runner)
+from simulator import cli_sweep
+from simulator import cli_trace
 from simulator.errors import InputError
 from simulator.trace import PagingTrace, load, save
 
@@ -150,10 +152,15 @@ def cmd_run(args) -> int:
     _check_policies(names, mode, pol_params)
     report_cache = os.environ.get("SEMCACHE_REPORT_CACHE", "") not in ("", "0")
     runs = []
+    # A workload may suggest parameters (agent: warmup = its initial-memory prefix), given to
+    # the policies that have them; --policy-param overrides.
+    hints = getattr(trace, "meta", {}).get("policy_hints", {})
     for name in names:
+        params = {k: v for k, v in hints.items() if k in policies.get(name).params}
+        params.update(pol_params)
         result = runner.run(trace, name, capacity=args.capacity, top_k=args.top_k,
                             switch_cost=args.switch_cost, quality=args.quality,
-                            seed=args.seed, params=pol_params, engine=args.engine,
+                            seed=args.seed, params=params, engine=args.engine,
                             engine_options=engine_options)
         record = result.summary()
         if report_cache:
@@ -283,7 +290,9 @@ def build_parser() -> argparse.ArgumentParser:
     cli_delay.add_parser(sub)
     cli_opt.add_parser(sub)
     cli_claims.add_parser(sub)
+    cli_sweep.add_parser(sub)
     cli_reproduce.add_parser(sub)
+    cli_trace.add_parser(sub)
     return parser
 
 

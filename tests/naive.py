@@ -13,7 +13,8 @@ a float64 result rounded once to float32 is the correctly rounded float32 result
 included.
 
 The model lives in naive_model.py, the policies in naive_policies.py (the SOLAR paper's
-and the classic ones) and naive_policies_modern.py (SPEC §2.3); this module runs them.
+and the classic ones), naive_policies_modern.py (SPEC §2.3) and naive_policies_ref.py (the
+authors' runner); this module runs them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from naive_model import (MASK, QUALITIES, Ctx, Item, SplitMix64, f32,  # noqa: F
 from naive_policies import (Arc, Belady, Fifo, Lfu, Lru, Solar, SolarA, SolarE,
                             Unlimited)
 from naive_policies_modern import RandomEvict, S3Fifo, Sieve, TinyLfu, TwoQ
+from naive_policies_ref import ArcRef, LruRef, SolarARef, SolarERef, SolarRef
 
 POLICIES = {
     "unlimited": Unlimited,
@@ -42,6 +44,11 @@ POLICIES = {
     "twoq": TwoQ,
     "tinylfu": TinyLfu,
     "random": RandomEvict,
+    "lru_ref": LruRef,
+    "arc_ref": ArcRef,
+    "solar_e_ref": SolarERef,
+    "solar_a_ref": SolarARef,
+    "solar_ref": SolarRef,
 }
 
 

@@ -6,9 +6,10 @@ and raises AssertionError with a readable message.  Per-policy behaviour is test
 elsewhere (``test_engine_vs_naive``); these checks hold for any policy.
 
 Which policies are random or regret-gated is read from their parameters: the Thompson
-eviction parameters mark a random policy, the Alg. 1 gate parameters a gated one.  A new
-policy with neither is treated as deterministic and always-admit only where the check
-says so.
+eviction parameters (the paper's or the authors' code's) mark a random policy, the Alg. 1
+gate parameters a gated one (the authors' information-gain gate ignores miss costs, so its
+policies count as not gated).  A new policy with neither is treated as deterministic and
+always-admit only where the check says so.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from simulator.trace import PagingTrace, Trace
 from workloads import zipf_paging
 
 THOMPSON = {"delta", "beta_step", "gamma", "novelty_scale", "reward"}
+REF_THOMPSON = {"prior_alpha", "prior_beta", "decay_every", "decay_amount", "novelty_bonus"}
 GATE = {"alpha", "tau0", "tau"}
 ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
 K = 4
@@ -29,7 +31,8 @@ NOT_EVERY_MISS: set = set()  # paging policies that may refuse a miss under defa
 
 
 def is_random(name):
-    return THOMPSON <= set(policies.REGISTRY[name].params)
+    params = set(policies.REGISTRY[name].params)
+    return THOMPSON <= params or REF_THOMPSON <= params
 
 
 def is_gated(name):

@@ -58,7 +58,7 @@ def _trace(name, seed):
     return _TRACES[name, seed]
 
 
-SEMANTIC_WORKLOADS = [n for n in workloads.REGISTRY
+SEMANTIC_WORKLOADS = [n for n in workloads.available()
                       if isinstance(_trace(n, 0), Trace)]
 
 

@@ -50,6 +50,33 @@ PARAM_VALUES = {
     "in_ratio": [0.0, 0.25, 0.6, 1.0],
     "out_ratio": [0.0, 0.5, 2.0],
     "window_ratio": [0.0, 0.01, 0.3, 0.6],
+    # the authors'-code variants (ref_gate, ref_thompson)
+    "lam": [0.05, 5.0],
+    "lipschitz": [2.0, 50.0],
+    "window": [1, 3, 30],
+    "tau_min": [0.01, 0.1],
+    "tau_max": [0.2, 5.0],
+    "ig_novelty": [0.6, 1.0],
+    "ig_density": [0.0, 0.4],
+    "bootstrap": [0, 1, 3],
+    "prior_alpha": [0.5, 2.0],
+    "prior_beta": [1.0, 3.0],
+    "decay_every": [1, 2, 5],
+    "decay_amount": [0.0, 0.05, 1.0],
+    "novelty_bonus": [0.0, 0.3, 2.0],
+    "neighbours": [0, 1, 3],
+    # the memory-management study (memory_rules)
+    "warmup": [0, 2, 5],
+    "addition": ["all", "strict", "coarse"],
+    "threshold": [0.0, 0.5, 1.0],
+    "false_positive": [0.0, 0.3, 1.0],
+    "false_negative": [0.0, 0.5],
+    "min_retrievals": [1, 2, 3],
+    "beta": [0.0, 0.5, 0.7, 1.0],
+    "period": [1, 3, 7],
+    "stale_after": [1, 3, 8],
+    "min_uses": [1, 2],
+    "min_size": [1, 2],
 }
 
 
@@ -263,17 +290,30 @@ ARC_REARRIVAL = case(  # a re-arrival is an ARC hit (T1 -> T2), which changes th
 SOLAR_A_EXACT_TIES = case(  # keys 1, 2, 3 all score exactly 0: nn = 1 must be exact
     [[0, 0, 0, 1]] * 5, [[0, 0, 0, 1], [0, 0, 0, 1], [0, 1, 1, 2], [0, 1, 1, 2], [0, 0, 0, 1]],
     {"capacity": 4, "top_k": 1})
+_KEYS = [4, 2, 0, 4, 1, 1, 0, 3, 2, 2, 4, 1, 4, 4, 5, 1, 4, 0, 3, 5]
+SOLAR_A_REF_REARRIVAL = case(  # a re-arrival still runs the gate: τ drops below c, c resets
+    [[-2, -2], [2, -2], [1, 0], [1, -1], [1, -1], [2, -2], [1, -1], [-2, -2], [1, 0], [1, 0],
+     [1, 0], [1, -2], [1, 0], [1, -2], [2, -2], [2, -2], [-2, -2], [2, -2], [1, 0], [-2, -2]],
+    [[-2, -2], [1, -1], [1, -2], [-2, -2], [1, 0], [1, 0], [1, -2], [2, -2], [1, -1], [1, -1],
+     [-2, -2], [1, 0], [-2, -2], [-2, -2], [1, 0], [1, 0], [-2, -2], [1, -2], [2, -2], [1, 0]],
+    {"capacity": 4, "top_k": 1}, item_keys=_KEYS, query_topics=[t % 2 for t in range(20)],
+    item_topics=[k % 2 for k in _KEYS])
 PINNED_SEMANTIC = {
     "lfu-bucket_in_one_step": ("lfu", LFU_BUCKET_IN_ONE_STEP, {"tie": "bucket"}),
     "solar_a-nn_floor": ("solar_a", SOLAR_A_NN_FLOOR, {}),
     "solar_a-exact_ties": ("solar_a", SOLAR_A_EXACT_TIES, {"w_recency": 0.0}),
     "arc-rearrival": ("arc", ARC_REARRIVAL, {}),
+    "solar_a_ref-rearrival": ("solar_a_ref", SOLAR_A_REF_REARRIVAL,
+                              {"window": 3, "bootstrap": 1, "tau_min": 0.01}),
 }
 PINNED_PAGING = [  # ARC: |T1| = p on a B2 ghost hit; p moves by the ghost-size ratio
     ("arc", [4, 2, 0, 4, 1, 1, 3, 0, 2, 1, 5, 5, 3], 3, {}),
     ("arc", [5, 1, 5, 3, 1, 2, 0, 2, 3, 1, 4, 0, 5, 4, 5], 3, {}),
     ("arc", [7, 11, 1, 12, 12, 0, 11, 8, 11, 11, 0, 11, 8, 5, 2, 6, 9, 10, 3, 8, 1, 5, 12, 4,
              10, 3, 7], 7, {}),
+    # arc_ref: a B2 ghost hit with |T1| = ⌊p⌋ < p evicts from T1 (the runner's int(p))
+    ("arc_ref", [6, 7, 7, 6, 6, 3, 4, 7, 5, 5, 2, 5, 3, 0, 1, 0, 5, 2, 5, 4, 6, 7, 7, 7, 0, 1, 6,
+                 0, 5, 4, 5, 6, 0, 0, 4, 2, 4, 7, 5, 3], 3, {}),
 ]
 
 

@@ -322,7 +322,7 @@ def _show(capsys, argv):
     return code, captured.out, captured.err
 
 
-@pytest.mark.parametrize("name", list(workloads.REGISTRY))
+@pytest.mark.parametrize("name", workloads.available())
 def test_workload_show_json_for_every_registered_workload(capsys, name):
     params = [f"--param={k}={v}" for k, v in SMALL.get(name, {}).items()]
     code, out, err = _show(capsys, [name, *params, "--seed", "2", "--json"])

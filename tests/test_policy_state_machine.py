@@ -164,7 +164,13 @@ PARAMS = {"tie": ["admission", "bucket"], "alpha": [0.0, 0.5], "tau0": [0.0, 0.5
           "novelty_scale": [1.0], "reward": ["retrieved", "relevant"], "w_recency": [0.0, 1.0], "w_use": [0.0, 1.0],
           "w_novelty": [0.0, 1.0], "age_scale": [1.0], "small_ratio": [0.0, 0.3, 1.0],
           "ghost_ratio": [0.0, 2.0], "move_threshold": [1, 3], "in_ratio": [0.0, 0.6, 1.0],
-          "out_ratio": [0.0, 2.0], "window_ratio": [0.0, 0.3]}
+          "out_ratio": [0.0, 2.0], "window_ratio": [0.0, 0.3],
+          "lam": [0.05, 5.0], "window": [1, 3], "tau_max": [0.2, 5.0], "bootstrap": [0, 2],
+          "prior_alpha": [0.5, 2.0], "decay_every": [1, 2], "decay_amount": [0.0, 1.0],
+          "novelty_bonus": [0.0, 2.0], "neighbours": [0, 1, 3],
+          "warmup": [0, 3], "addition": ["all", "strict", "coarse"], "threshold": [0.5, 1.0],
+          "false_positive": [0.0, 0.5], "min_retrievals": [1, 2], "beta": [0.5, 1.0],
+          "period": [1, 3], "stale_after": [1, 4], "min_uses": [1, 2], "min_size": [1, 2]}
 
 
 def machine_for(name):
@@ -254,7 +260,9 @@ SEMANTIC = [n for n, p in policies.REGISTRY.items() if "semantic" in p.modes]
 @pytest.mark.parametrize("name", SEMANTIC)
 def test_fill_hit_evict_and_restream(name):
     """Fill, retrieve in ranked order, evict, re-stream an evicted key, delete foreign."""
-    d = HookDriver(name, 3, 0, {}, "semantic", vectors=_vectors())
+    # evaluator-gated memory strategies admit nothing on feedback 1.0: fill in warm-up
+    warm = {"warmup": 3} if "warmup" in policies.REGISTRY[name].params else {}
+    d = HookDriver(name, 3, 0, warm, "semantic", vectors=_vectors())
     for key in (0, 1, 2):  # fill through the free slots 2, 0, 1
         d.feedback(1.0)
         d.arrive(key, [2, 0, 0][key])

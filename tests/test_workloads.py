@@ -18,7 +18,7 @@ def _arrays(trace):
     return trace.arrays()
 
 
-@pytest.mark.parametrize("name", list(workloads.REGISTRY))
+@pytest.mark.parametrize("name", workloads.available())
 def test_same_seed_same_trace_other_seed_other_trace(name):
     w = workloads.get(name)
     a, b = (w.generate(SMALL.get(name), seed=7) for _ in range(2))
@@ -29,7 +29,7 @@ def test_same_seed_same_trace_other_seed_other_trace(name):
     assert any(not np.array_equal(arr, _arrays(c)[key]) for key, arr in _arrays(a).items())
 
 
-@pytest.mark.parametrize("name", list(workloads.REGISTRY))
+@pytest.mark.parametrize("name", workloads.available())
 def test_unknown_parameter_lists_the_valid_ones(name):
     w = workloads.get(name)
     with pytest.raises(InputError) as err:
@@ -40,7 +40,7 @@ def test_unknown_parameter_lists_the_valid_ones(name):
         assert valid in message
 
 
-@pytest.mark.parametrize("name", list(workloads.REGISTRY))
+@pytest.mark.parametrize("name", workloads.available())
 def test_registry_entries_are_documented(name):
     w = workloads.get(name)
     assert w.name == name and w.summary and isinstance(w.params, dict)

@@ -8,11 +8,18 @@ Each module defines ``WORKLOAD``, a :class:`workloads.base.Workload` whose
 """
 
 from simulator.errors import InputError
-from workloads import (adversarial, clusters, cycling, drift, noise_pool, stationary,
-                       working_set, zipf_paging)
+from workloads import (adversarial, clusters, cycling, drift, noise_pool, solar_published,
+                       stationary, working_set, zipf_paging)
 
 REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (clusters, zipf_paging, cycling, working_set,
-                                                  noise_pool, drift, stationary, adversarial)}
+                                                  noise_pool, drift, stationary, adversarial,
+                                                  solar_published)}
+
+
+def available() -> list:
+    """Names of the workloads that can generate on this machine (data-backed ones need
+    their data: ``solar_published`` needs the authors' traces)."""
+    return [name for name, w in REGISTRY.items() if w.available()]
 
 
 def get(name: str):

@@ -22,6 +22,8 @@ class Workload:
     make: Callable
     params: dict
     check_params: Callable | None = None
+    # whether the workload can generate here (False for data that is not on this machine)
+    available: Callable = lambda: True
 
     def resolve_params(self, given: dict | None) -> dict:
         out = resolve("workload", self.name, self.params, given)

@@ -5,12 +5,13 @@
 """
 
 from simulator.errors import InputError
-from simulator.policies import (arc, belady, fifo, lfu, lru, random, s3fifo, sieve, solar,
-                                 solar_a, solar_e, tinylfu, twoq, unlimited)
+from simulator.policies import (arc, arc_ref, belady, fifo, lfu, lru, lru_ref, random, s3fifo,
+                                 sieve, solar, solar_a, solar_a_ref, solar_e, solar_e_ref,
+                                 solar_ref, tinylfu, twoq, unlimited)
 
 REGISTRY = {p.POLICY.name: p.POLICY for p in (
     unlimited, fifo, lru, lfu, arc, belady, solar_e, solar_a, solar, sieve, s3fifo, twoq,
-    tinylfu, random)}
+    tinylfu, random, lru_ref, arc_ref, solar_e_ref, solar_a_ref, solar_ref)}
 
 
 def get(name: str):

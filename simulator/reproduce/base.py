@@ -37,6 +37,10 @@ class Experiment:
     measure: Callable  # (quick: bool, seeds: list[int]) -> (cells, notes)
     paper: dict = dataclasses.field(default_factory=dict)  # (row, column) -> value
     log_x: bool = False
+    # Optional: cells -> [{"id", "finding", "verdict", "measured"}] (the JSON "findings"),
+    # and a plot writer (exp, doc, cells, path) that replaces write_plot.
+    findings: Callable | None = None
+    plot: Callable | None = None
 
 
 def cell(row, column, seed, value, source="generator", **config) -> dict:
@@ -65,8 +69,11 @@ def table(exp: Experiment, cells: list, notes: list) -> dict:
             out[col] = {"mean": mean, "std": std, "n": len(vals), "paper": paper,
                         "differs": flag}
         rows.append(out)
-    return {"table": exp.name, "title": exp.title, "metric": exp.metric,
-            "columns": columns, "rows": rows, "notes": notes}
+    doc = {"table": exp.name, "title": exp.title, "metric": exp.metric,
+           "columns": columns, "rows": rows, "notes": notes}
+    if exp.findings is not None:
+        doc["findings"] = exp.findings(cells)
+    return doc
 
 
 def write_parquet(cells: list, path: str) -> None:
@@ -110,7 +117,10 @@ def outputs(exp: Experiment, cells: list, doc: dict, out_dir: str) -> dict:
     os.makedirs(out_dir, exist_ok=True)
     paths = {k: os.path.join(out_dir, f"{exp.name}.{k}") for k in ("parquet", "png", "json")}
     write_parquet(cells, paths["parquet"])
-    write_plot(exp, doc, paths["png"])
+    if exp.plot is not None:
+        exp.plot(exp, doc, cells, paths["png"])
+    else:
+        write_plot(exp, doc, paths["png"])
     text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
     def write(tmp):
@@ -126,10 +136,11 @@ AUTHOR_SEEDS = (42, 1337, 2024)
 
 
 def ref_policies() -> tuple:
-    """The authors'-code variants that are registered (issue 5: reported beside ``solar``)."""
+    """The authors'-code variants that are registered (issue 5: reported beside ours)."""
     from simulator.policies import REGISTRY
 
-    return tuple(p for p in ("solar_e_ref", "solar_a_ref", "solar_ref") if p in REGISTRY)
+    return tuple(p for p in ("lru_ref", "arc_ref", "solar_e_ref", "solar_a_ref", "solar_ref")
+                 if p in REGISTRY)
 
 
 def authors_trace(family: str, variant: str, seed: int):

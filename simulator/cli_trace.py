@@ -1,0 +1,48 @@
+"""``semcache trace``: convert external traces to SPEC §6 ``.npz`` files.
+
+``semcache trace import-solar DIR --out F.npz [--json]`` converts one folder of the SOLAR
+authors' published synthetic traces (see :mod:`workloads.solar_published`).  The file is
+written atomically; ``--json`` prints ``{"written", "source", "steps", "dim", "items",
+"re_arrivals", "relevance", "authors_meta"}``.
+"""
+
+from __future__ import annotations
+
+from simulator import cli_output as out
+
+
+def cmd_import_solar(args) -> int:
+    from simulator.errors import InputError
+    from simulator.trace import save
+    from workloads.solar_published import import_variant
+
+    out.check_writable(args.out)
+    trace = import_variant(args.dir)
+    try:
+        save(trace, args.out)
+    except OSError as exc:
+        raise InputError(f"cannot write --out '{args.out}': {exc.strerror}") from None
+    doc = {"written": args.out, "source": args.dir, "steps": trace.steps, "dim": trace.dim,
+           "items": trace.n_keys, "re_arrivals": trace.steps - trace.n_keys,
+           "relevance": trace.meta["relevance"], "authors_meta": trace.meta["authors_meta"]}
+    if args.json:
+        out.emit_json(doc)
+    else:
+        out.print_line(f"wrote {args.out}: {doc['steps']} steps, d = {doc['dim']}, "
+                       f"{doc['items']} items ({doc['re_arrivals']} re-arrivals), relevance by "
+                       f"{doc['relevance']}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Register ``semcache trace`` on the subcommand set ``sub``."""
+    p = sub.add_parser("trace", help="convert external traces to trace files")
+    tsub = p.add_subparsers(dest="trace_command", metavar="{import-solar}", required=True)
+    imp = tsub.add_parser("import-solar", help="convert one of the SOLAR authors' published "
+                          "synthetic traces", description="Convert one variant folder of the "
+                          "SOLAR authors' synthetic traces (meta.json, embeddings.npz, "
+                          "items.jsonl, queries.jsonl, stream.jsonl) to a SPEC §6 .npz file.")
+    imp.add_argument("dir", metavar="DIR", help="a variant folder, e.g. cycling/m20/seed42")
+    imp.add_argument("--out", metavar="FILE", required=True, help="the .npz file to write")
+    imp.add_argument("--json", action="store_true", help="print one JSON object")
+    imp.set_defaults(func=cmd_import_solar)

@@ -1,0 +1,100 @@
+"""SOLAR-A as the authors' code runs it: their IG gate + their multi-score eviction.
+
+This is ``SolarARunner`` of ysunbp/SOLAR ``synthetic_workloads/runners.py``.  Admission is
+:mod:`~simulator.policies.ref_gate` (its docstring lists how it differs from Alg. 1).  To
+evict, go through the cached items in admission order and take the first lowest
+
+    w_recency · exp(−(t − u_i) / age_scale) + w_use · r_i / n + w_novelty · d_i
+
+u_i = the last step i was retrieved (its admission step if never), r_i = the steps in which
+i was retrieved, n = the candidates the gate has seen (this arrival and re-arrivals
+included), d_i = clip01(1 − highest cosine of i to another cached item), 1 if i is alone.
+Defaults 0.4, 0.3, 0.3, 100.  Against our ``solar_a`` (the paper leaves this rule open):
+age since last use, not since admission; frequency per candidate seen, not per step cached;
+d_i clipped to [0, 1].  Deterministic; semantic mode only.  The agent
+(``src/agent/solar_a.py``) counts ages in candidates, not steps, and takes
+d_i = 1 − exp(−d²_nn / (2·dim)) from FAISS squared L2 distances.
+"""
+
+import numpy as np
+
+from simulator.config import njit
+from simulator.policies import ref_cache, ref_gate
+from simulator.policies.base import Policy
+
+PARAMS = {**ref_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
+          "age_scale": 100.0}
+
+
+def _check(params):
+    if params["age_scale"] <= 0:
+        return f"parameter 'age_scale' must be > 0, got {params['age_scale']}"
+    return ref_gate.check(params)
+
+
+def _init(ctx):
+    p, k = ctx.params, ctx.capacity
+    weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"]])
+    # gate, last use per slot, retrievals per slot, weights, scratch
+    return (ref_gate.new_state(p, k), np.zeros(k, np.int64), np.zeros(k, np.int64), weights,
+            ref_cache.scratch(k))
+
+
+@njit
+def _on_hit(state, slot, t, relevant):
+    state[1][slot] = t
+    state[2][slot] += 1
+
+
+@njit
+def _admit(state, t, key, x, cache):
+    return ref_gate.admit(state[0], x, cache)
+
+
+@njit
+def _on_rearrival(state, slot, t):
+    ref_gate.rearrival(state[0])
+
+
+@njit
+def _on_insert(state, slot, key, t):
+    ref_gate.on_insert(state[0])
+    state[1][slot] = t
+    state[2][slot] = 0
+
+
+@njit
+def _on_evict(state, slot, key, t):
+    ref_gate.on_evict(state[0])
+
+
+@njit
+def _victim(state, t, key, x, cache):
+    last, hits, w = state[1], state[2], state[3]
+    order, sims32, vals, _ = state[4]
+    n = ref_cache.admission_order(cache, order)
+    seen = max(ref_gate.candidates(state[0]), 1.0)
+    best = -1
+    best_score = np.inf
+    for i in range(n):
+        s = order[i]
+        diversity = 1.0
+        if n > 1:
+            ref_cache.sims_in_order(cache[1][:, s], cache, order, n, sims32, vals)
+            nn = -np.inf
+            for j in range(n):
+                if j != i:
+                    nn = max(nn, vals[j])
+            diversity = ref_cache.clip01(1.0 - nn)
+        score = (w[0] * np.exp(-(t - last[s]) / w[3]) + w[1] * hits[s] / seen
+                 + w[2] * diversity)
+        if score < best_score:
+            best_score = score
+            best = s
+    return best
+
+
+POLICY = Policy(name="solar_a_ref", summary="the authors' code: information-gain gate + "
+                "recency/frequency/diversity eviction", init=_init, victim=_victim,
+                on_hit=_on_hit, admit=_admit, on_rearrival=_on_rearrival, on_insert=_on_insert,
+                on_evict=_on_evict, params=PARAMS, check_params=_check, modes=("semantic",))

@@ -1,0 +1,80 @@
+"""SOLAR as the authors' code runs it: their IG gate + their Thompson eviction.
+
+This is ``SolarRunner`` of ysunbp/SOLAR ``synthetic_workloads/runners.py`` (the code behind
+the paper's synthetic tables): admission by :mod:`~simulator.policies.ref_gate`, eviction by
+:mod:`~simulator.policies.ref_thompson`.  Differences from the paper's Alg. 1 (our
+``solar``'s gate):
+
+* the regret added each arrival is an information-gain score of the arriving item
+  (novelty − density of the cache around it), not the step's miss cost ℓ_t;
+* τ₀ = √(2λ/L) = √5 with the code's own λ = 5, L = 2 (not the run's switch cost), and τ
+  follows √(2λ/L̂), L̂ an EMA (0.7/0.3) of twice the std of the last 30 IG values, clipped to
+  [0.1, 5]; not τ ← (1 − α)τ + α·ℓ_t;
+* admission needs c > τ (strict), not c ≥ τ;
+* every arrival is admitted while the cache holds fewer than min(max(K // 2, 5), 25) items;
+* a re-arrival of a cached item still goes through the gate (and can reset c).
+
+Differences from Alg. 2 are those of ``solar_e_ref``.  Parameters: those of both modules.
+Semantic mode only.  Randomness comes only from the run's seed.
+"""
+
+from simulator.config import njit
+from simulator.policies import ref_gate, ref_thompson
+from simulator.policies.base import Policy
+
+PARAMS = {**ref_gate.PARAMS, **ref_thompson.PARAMS}
+
+
+def _check(params):
+    return ref_gate.check(params) or ref_thompson.check(params)
+
+
+def _init(ctx):
+    return (ref_gate.new_state(ctx.params, ctx.capacity), ref_thompson.new_state(ctx))
+
+
+@njit
+def _on_hit(state, slot, t, relevant):
+    ref_thompson.on_hit(state[1], slot, t)
+
+
+@njit
+def _on_feedback(state, t, loss, quality):
+    ref_thompson.on_feedback(state[1], t)
+
+
+@njit
+def _admit(state, t, key, x, cache):
+    if not ref_gate.admit(state[0], x, cache):
+        return False
+    ref_thompson.note_arrival(state[1], x, cache)
+    return True
+
+
+@njit
+def _on_rearrival(state, slot, t):
+    ref_gate.rearrival(state[0])
+
+
+@njit
+def _on_insert(state, slot, key, t):
+    ref_gate.on_insert(state[0])
+    ref_thompson.on_insert(state[1], slot)
+
+
+@njit
+def _on_evict(state, slot, key, t):
+    ref_gate.on_evict(state[0])
+    ref_thompson.on_evict(state[1], slot)
+
+
+@njit
+def _victim(state, t, key, x, cache):
+    return ref_thompson.victim(state[1])
+
+
+POLICY = Policy(name="solar_ref", summary="the authors' code: information-gain gate + their "
+                "Thompson eviction", init=_init, victim=_victim, on_hit=_on_hit,
+                on_feedback=_on_feedback, admit=_admit, on_rearrival=_on_rearrival,
+                on_insert=_on_insert, on_evict=_on_evict, params=PARAMS, check_params=_check,
+                modes=("semantic",))

@@ -1,0 +1,215 @@
+"""The SOLAR authors' published synthetic traces, imported as SPEC §6 traces.
+
+The authors' repository (ysunbp/SOLAR, ``synthetic_workloads/datasets``) stores each trace as
+a folder ``<family>/<variant>/seed<seed>/`` holding ``meta.json``, ``embeddings.npz``
+(``item_ids``, ``item_embs``, ``query_ids``, ``query_embs``), ``items.jsonl``
+(``id, topic_id, created_at``), ``queries.jsonl`` (``id, topic_id, timestep,
+relevant_item_ids``) and ``stream.jsonl`` (``t, streamed_item_id``).
+
+:func:`import_variant` reads one folder the way the authors' runner
+(``synthetic_workloads/runners.py``, ``BaseRunner.run`` / ``step``) replays it: at step t the
+query with ``timestep`` t is answered from the cache first, then the item streamed at t
+arrives.  So the SPEC order (query, then arrival) is the runner's order.
+
+* ``item_keys`` is the item's line in ``items.jsonl``: the pools are fixed, so an item
+  streams more than once and its re-arrivals are the same key.
+* ``item_topics`` / ``query_topics`` are the files' ``topic_id``; ``evidence`` is each
+  query's ``relevant_item_ids`` (restricted to items that ever arrive: no other item can be
+  cached).  The runner scores by those ids.  On every published trace they are exactly the
+  items of the query's topic, so topic and evidence relevance agree and the trace carries
+  both (SPEC §1.3); where they would not agree, the query topics are dropped (−1) so the
+  ids alone decide, and ``meta["relevance"]`` says which happened.
+* ``scored`` is false for the runner's ``n_warmup_steps`` (none in the published traces).
+* ``meta`` holds the folder (``source``), the authors' ``meta.json`` (``authors_meta``) and
+  ``relevance``.
+
+The runner loops over the queries in file order; the importer pairs by ``timestep`` and
+refuses a file whose order differs, so both readings give the same trace.  A stream longer
+than the queries is cut to them (the runner never reads the rest); a step without an item
+or a prefill (the retrieval-noise traces) is refused: SPEC §1 has an arrival every step.
+
+The ``solar_published`` workload loads one folder by name (``family``, ``variant``,
+``trace_seed``) under ``root``: the parameter, else ``$SEMCACHE_SOLAR_DATA``, else
+``../shared/data/solar-synthetic`` beside the project.  ``trace_seed`` is one of the
+authors' seeds (42, 1337, 2024); the default 0 picks one by the workload seed,
+``(42, 1337, 2024)[seed % 3]``, so seeds 0, 1, 2 are the three published traces.  Nothing
+else is random: the files are the trace.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import zipfile
+
+import numpy as np
+
+from simulator.errors import InputError
+from simulator.trace import Trace
+from workloads.base import Workload
+
+FILES = ("meta.json", "embeddings.npz", "items.jsonl", "queries.jsonl", "stream.jsonl")
+FAMILIES = ("cycling", "working_set", "topic_drift")
+ENV = "SEMCACHE_SOLAR_DATA"
+_PROJECT = pathlib.Path(__file__).resolve().parents[1]
+AUTHOR_SEEDS = (42, 1337, 2024)
+PARAMS = {"family": "cycling", "variant": "m20", "trace_seed": 0, "root": ""}
+
+
+def default_root() -> pathlib.Path | None:
+    """``$SEMCACHE_SOLAR_DATA``, else ``../shared/data/solar-synthetic`` if it exists."""
+    if os.environ.get(ENV):
+        return pathlib.Path(os.environ[ENV])
+    near = _PROJECT.parent / "shared" / "data" / "solar-synthetic"
+    return near if near.is_dir() else None
+
+
+def available() -> bool:
+    """Whether the default root holds the traces (registry-wide tests skip them if not)."""
+    root = default_root()
+    return root is not None and root.is_dir()
+
+
+def _jsonl(folder: pathlib.Path, name: str, fields: tuple) -> list:
+    rows = []
+    with open(folder / name, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                raise InputError(f"'{folder / name}' line {n} is not valid JSON") from None
+            missing = [k for k in fields if not isinstance(row, dict) or k not in row]
+            if missing:
+                raise InputError(f"'{folder / name}' line {n} has no field '{missing[0]}'")
+            rows.append(row)
+    return rows
+
+
+def _embeddings(folder: pathlib.Path) -> tuple:
+    path = folder / "embeddings.npz"
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in ("item_ids", "item_embs", "query_ids", "query_embs")}
+    except KeyError as exc:
+        raise InputError(f"'{path}' has no array {exc}") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise InputError(f"'{path}' is not a readable .npz ({type(exc).__name__})") from None
+    items = dict(zip(arrays["item_ids"].astype(str).tolist(), arrays["item_embs"]))
+    queries = dict(zip(arrays["query_ids"].astype(str).tolist(), arrays["query_embs"]))
+    return items, queries
+
+
+def _lookup(table: dict, key, what: str):
+    try:
+        return table[key]
+    except (KeyError, TypeError):
+        raise InputError(f"{what} names unknown id {key!r}") from None
+
+
+def import_variant(path) -> Trace:
+    """One folder of the authors' published traces as a validated :class:`Trace`.
+
+    Raises InputError naming the folder and file when a file is missing or malformed.
+
+    Examples
+    --------
+    >>> import_variant("/no/such/folder")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simulator.errors.InputError: solar trace folder '/no/such/folder' does not exist; ...
+    """
+    folder = pathlib.Path(path)
+    if not folder.is_dir():
+        raise InputError(f"solar trace folder '{folder}' does not exist; give a folder such as "
+                         "solar-synthetic/cycling/m20/seed42")
+    for name in FILES:
+        if not (folder / name).is_file():
+            raise InputError(f"solar trace folder '{folder}' has no {name} (the authors' "
+                             "repository lacks some files in some folders); need "
+                             + ", ".join(FILES))
+    try:
+        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        raise InputError(f"'{folder / 'meta.json'}' is not valid JSON") from None
+    if meta.get("has_prefill"):
+        raise InputError(f"solar trace folder '{folder}' has a prefill (retrieval-noise "
+                         "traces); SPEC traces have one arrival per step, so it is not supported")
+    item_vec, query_vec = _embeddings(folder)
+    items = _jsonl(folder, "items.jsonl", ("id", "topic_id"))
+    queries = _jsonl(folder, "queries.jsonl", ("id", "topic_id", "timestep", "relevant_item_ids"))
+    stream = _jsonl(folder, "stream.jsonl", ("t", "streamed_item_id"))
+    T = len(queries)
+    if [q["timestep"] for q in queries] != list(range(T)):
+        raise InputError(f"'{folder / 'queries.jsonl'}' is not in timestep order 0 .. {T - 1} "
+                         "(the authors' runner pairs queries with steps by file order)")
+    if len(stream) < T or [s["t"] for s in stream[:T]] != list(range(T)):
+        raise InputError(f"'{folder / 'stream.jsonl'}' must list t = 0 .. {T - 1} in order, "
+                         f"one item per query; it has {len(stream)} lines")
+    gap = next((s["t"] for s in stream[:T] if s["streamed_item_id"] is None), None)
+    if gap is not None:
+        raise InputError(f"'{folder / 'stream.jsonl'}' has no item at t={gap}; SPEC traces "
+                         "need an arrival every step")
+    index = {row["id"]: i for i, row in enumerate(items)}
+    keys = np.array([_lookup(index, s["streamed_item_id"], f"stream.jsonl at t={s['t']}")
+                     for s in stream[:T]], np.int64)
+    arriving = set(keys.tolist())
+    item_topic = np.array([int(row["topic_id"]) for row in items], np.int64)
+    evidence = []
+    agree = True
+    for q in queries:
+        ids = {_lookup(index, i, f"query {q['id']!r} relevant_item_ids")
+               for i in q["relevant_item_ids"]}
+        ev = sorted(ids & arriving)
+        evidence.append(ev)
+        agree &= set(ev) == {k for k in arriving if item_topic[k] == q["topic_id"]}
+    qtopic = np.array([int(q["topic_id"]) for q in queries], np.int64)
+    if not agree:
+        qtopic[:] = -1  # relevance must come from the ids alone, as the runner scores
+    warm = int(meta.get("n_warmup_steps") or 0)
+    ivecs = [_lookup(item_vec, items[k]["id"], "items.jsonl (embeddings.npz item_ids)")
+             for k in keys.tolist()]
+    qvecs = [_lookup(query_vec, q["id"], "queries.jsonl (embeddings.npz query_ids)")
+             for q in queries]
+    return Trace.from_arrays(
+        queries=np.array(qvecs, np.float32), items=np.array(ivecs, np.float32),
+        query_topics=qtopic, item_topics=item_topic[keys], item_keys=keys,
+        scored=np.arange(T) >= warm,
+        evidence_indptr=np.cumsum([0] + [len(e) for e in evidence]),
+        evidence_indices=np.array([k for e in evidence for k in e], np.int64),
+        meta={"source": str(folder), "authors_meta": meta,
+              "relevance": "topic and evidence (they agree)" if agree else "evidence only"})
+
+
+def variant_folder(params: dict, seed: int = 0) -> pathlib.Path:
+    """The folder of the variant named by the workload parameters (InputError if absent)."""
+    root = pathlib.Path(params["root"]) if params["root"] else default_root()
+    trace_seed = params["trace_seed"] or AUTHOR_SEEDS[seed % len(AUTHOR_SEEDS)]
+    if root is None or not root.is_dir():
+        where = f"'{root}'" if root is not None else "no folder"
+        raise InputError(f"the SOLAR authors' traces are not available ({where}); set "
+                         f"{ENV}=DIR or --param root=DIR to the solar-synthetic folder")
+    folder = root / params["family"] / params["variant"] / f"seed{trace_seed}"
+    if not folder.is_dir():
+        have = sorted(p.relative_to(root).as_posix()
+                      for p in root.glob(f"{params['family']}/*/seed*"))
+        raise InputError(f"no trace '{folder.relative_to(root).as_posix()}' under '{root}'; "
+                         f"available: {', '.join(have) or 'none'}")
+    return folder
+
+
+def _check(p: dict) -> str | None:
+    if p["family"] not in FAMILIES:
+        return f"parameter 'family' must be one of {', '.join(FAMILIES)}, got {p['family']!r}"
+    if p["trace_seed"] < 0:
+        return f"parameter 'trace_seed' must be >= 0 (0: by the seed), got {p['trace_seed']}"
+    return None
+
+
+WORKLOAD = Workload(
+    name="solar_published",
+    summary="the SOLAR authors' published synthetic traces (cycling, working_set, topic_drift)",
+    make=lambda p, seed: import_variant(variant_folder(p, seed)), params=PARAMS,
+    check_params=_check, available=available)
