@@ -160,3 +160,18 @@ def test_cli_bad_input(tmp_path, capsys):
     assert main(["claims", "--quick", "--only", "thm5.2", "--update-readme",
                  str(readme), "--out", str(tmp_path)]) == 2
     assert "claims:begin" in capsys.readouterr().err
+
+
+def test_readme_claims_section_is_generated_for_every_claim():
+    import pathlib
+    import re
+
+    from simulator.cli_claims import BEGIN, END, REGENERATE
+
+    text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(BEGIN):text.index(END)]
+    assert REGENERATE in section
+    ids = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
+    assert ids == list(REGISTRY)
+    assert all(f"**{v}**" in section for v in re.findall(r"\*\*(\w+)\*\*", section)
+               if v in VERDICTS)
