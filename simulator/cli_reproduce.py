@@ -7,7 +7,9 @@ and a ``≠`` flag where they differ by more than two standard errors) and write
 ``NAME.png``, ``NAME.parquet`` (raw per-seed results with their configuration) and
 ``NAME.json`` under ``--out``.  ``--json`` prints ``{"table", "columns", "rows": [{"policy",
 "source", COLUMN: {"mean", "std", "n", "paper", "differs"}}], "notes", "files"}`` (for
-``all``: ``{"tables": [...]}``).
+``all``: ``{"tables": [...]}``).  ``memory-study`` (issue 6) also has ``"findings": [{"id",
+"finding", "verdict", "measured"}]``, verdict ``reproduced``, ``not reproduced`` or
+``inconclusive``, printed after its table.
 """
 
 from __future__ import annotations
@@ -26,9 +28,30 @@ def _seeds(text: str) -> list:
     return seeds
 
 
+def _print_findings(doc: dict, files: dict) -> None:
+    """A study with findings (memory-study): rows have their own columns, so one line each."""
+    from rich.table import Table
+
+    table = Table(title=doc["title"] + (" (quick)" if doc.get("quick") else ""))
+    table.add_column("row")
+    table.add_column("mean ± std over runs")
+    for row in doc["rows"]:
+        table.add_row(row["policy"], "; ".join(f"{col} {row[col]['mean']:.3f} ± "
+                                               f"{row[col]['std']:.3f}"
+                                               for col in doc["columns"] if col in row))
+    out._console().print(table)
+    for note in doc["notes"]:
+        out.print_line(f"note: {note}")
+    for f in doc["findings"]:
+        out.print_line(f"{f['id']}: {f['verdict']} — {f['finding']}")
+    out.print_line("wrote " + ", ".join(files.values()))
+
+
 def _print(doc: dict, files: dict) -> None:
     from rich.table import Table
 
+    if "findings" in doc:
+        return _print_findings(doc, files)
     table = Table(title=doc["title"] + (" (quick)" if doc.get("quick") else ""))
     table.add_column("row")
     table.add_column("source")

@@ -51,6 +51,13 @@ POLICIES = {
     "solar_ref": SolarRef,
 }
 
+# The memory-management study (issue 6).
+from naive_policies_memory import (AddAll, Coarse, Combined, Fixed, History,  # noqa: E402
+                                   Periodic, Strict)
+
+POLICIES.update({"fixed": Fixed, "add_all": AddAll, "strict": Strict, "coarse": Coarse,
+                 "periodic": Periodic, "history": History, "combined": Combined})
+
 
 
 def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", seed=0,

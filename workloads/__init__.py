@@ -15,6 +15,10 @@ REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (clusters, zipf_paging, cycling
                                                   noise_pool, drift, stationary, adversarial,
                                                   solar_published)}
 
+from workloads import agent  # noqa: E402  (issue 6: the closed-loop memory-study agent)
+
+REGISTRY["agent"] = agent.WORKLOAD
+
 
 def available() -> list:
     """Names of the workloads that can generate on this machine (data-backed ones need

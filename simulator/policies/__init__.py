@@ -13,6 +13,13 @@ REGISTRY = {p.POLICY.name: p.POLICY for p in (
     unlimited, fifo, lru, lfu, arc, belady, solar_e, solar_a, solar, sieve, s3fifo, twoq,
     tinylfu, random, lru_ref, arc_ref, solar_e_ref, solar_a_ref, solar_ref)}
 
+# The memory-management study's strategies (issue 6).
+from simulator.policies import (add_all, coarse, combined, fixed, history,  # noqa: E402
+                                 periodic, strict)
+
+REGISTRY.update({p.POLICY.name: p.POLICY for p in (
+    fixed, add_all, strict, coarse, periodic, history, combined)})
+
 
 def get(name: str):
     """The registered policy called ``name``; an unknown name raises InputError."""

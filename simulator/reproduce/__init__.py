@@ -9,9 +9,11 @@ Table 10 (the same run writes both the table and the PNG).  ``all`` runs every t
 
 from simulator.errors import InputError
 from simulator.reproduce import ablation, drift_table, table8, table9, table10, table11
+from simulator.reproduce import memory_study
 
 REGISTRY = {m.EXPERIMENT.name: m.EXPERIMENT
             for m in (table8, table9, table10, table11, drift_table, ablation)}
+REGISTRY[memory_study.EXPERIMENT.name] = memory_study.EXPERIMENT  # issue 6
 FIGURES = {"fig3": "table8", "fig4": "table9", "fig5": "table10"}
 NAMES = tuple(REGISTRY) + tuple(FIGURES) + ("all",)
 
