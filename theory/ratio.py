@@ -9,11 +9,9 @@ aggregate (max and mean over seeds) is ``"exact"`` only if every seed is.
 Zero denominators: when OPT (or its lower bound) is 0, the ratio is 1 if the policy's cost
 is 0 too and ``inf`` otherwise (no finite multiple of 0 covers a positive cost).
 
-Bounds when OPT is out of reach: an OPT that reports ``exact=False`` gives its own
-``lower_bound``/``upper_bound``; a version of :func:`~theory.opt.opt` that refuses the
-instance (InputError) falls back to the *arrival bound*: step t must miss (ℓ_t = w_t) when
-no item arriving before t is relevant to it — valid for ``hit`` and ``precision``; 0 for
-``similarity``.  The policy's own run is then the feasible upper bound.
+Bounds when OPT is out of reach: :func:`~theory.opt.opt` then reports ``exact=False``
+with its certified ``lower_bound`` and feasible ``upper_bound``, and the ratio is an upper
+bound (policy cost over the lower bound).
 
 Examples
 --------
@@ -36,7 +34,6 @@ from simulator.errors import InputError
 from simulator.runner import check_options, run
 from simulator.trace import Trace
 from theory.opt import opt
-from theory.opt_model import effective_weights
 
 
 def ratio_of(cost: float, bound: float) -> float:
@@ -46,44 +43,12 @@ def ratio_of(cost: float, bound: float) -> float:
     return cost / bound
 
 
-def arrival_lower_bound(trace: Trace, quality: str) -> float:
-    """Σ w_t over scored steps t to which no arrival s < t is relevant: a lower bound on OPT.
-
-    Such a step retrieves no relevant item whatever the schedule, so its quality is 0
-    under ``hit`` and ``precision``.  Under ``similarity`` the bound is 0.
-    """
-    if quality == "similarity":
-        return 0.0
-    T = trace.steps
-    steps = np.arange(T)
-    earliest = np.full(T, T)  # earliest arrival relevant to step t
-    topics = trace.item_topics
-    if (topics >= 0).any():
-        first_topic = np.full(int(topics.max()) + 1, T)
-        np.minimum.at(first_topic, topics[topics >= 0], steps[topics >= 0])
-        qt = trace.query_topics
-        known = (qt >= 0) & (qt < first_topic.size)
-        earliest[known] = first_topic[qt[known]]
-    if trace.has_evidence:
-        first_key = np.full(trace.n_keys, T)
-        np.minimum.at(first_key, trace.item_keys, steps)
-        rows = np.repeat(steps, np.diff(trace.evidence_indptr))
-        np.minimum.at(earliest, rows, first_key[trace.evidence_indices])
-    return math.fsum(effective_weights(trace)[earliest >= steps].tolist())
-
-
 def opt_bounds(trace: Trace, capacity, top_k, switch_cost, quality) -> dict:
     """OPT of one instance as {opt_cost, lower_bound, upper_bound, exact, method}.
 
-    ``opt_cost`` is None when OPT is not exact; ``upper_bound`` is None when only the
-    arrival bound is known (the caller has a feasible run).
+    ``opt_cost`` is None when OPT is not exact.
     """
-    try:
-        res = opt(trace, capacity, top_k, switch_cost, quality)
-    except InputError:  # an OPT without bounds refuses instances too big for it
-        lb = arrival_lower_bound(trace, quality)
-        return dict(opt_cost=None, lower_bound=lb, upper_bound=None, exact=False,
-                    method="arrival_bound")
+    res = opt(trace, capacity, top_k, switch_cost, quality)
     exact = bool(res.exact)
     return dict(opt_cost=float(res.opt_cost) if exact else None,
                 lower_bound=float(res.lower_bound),
