@@ -8,7 +8,9 @@ BIN := $(VENV)/bin
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e '.[test]'
+	# torch first and pinned: the local CPU wheel, never a multi-GB CUDA build (README)
+	$(BIN)/python -m pip install torch==2.13.0
+	$(BIN)/python -m pip install -e '.[test,text]'
 	touch $@
 
 test: $(VENV)/.installed

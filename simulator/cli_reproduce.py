@@ -14,6 +14,8 @@ and a ``≠`` flag where they differ by more than two standard errors) and write
 
 from __future__ import annotations
 
+import sys
+
 from simulator import cli_output as out
 from simulator.errors import InputError
 
@@ -72,7 +74,7 @@ def _print(doc: dict, files: dict) -> None:
     out._console().print(table)
     for note in doc["notes"]:
         out.print_line(f"note: {note}")
-    out.print_line("paper values: not in our sources (see README, Reproduction)")
+    out.print_line(doc["paper_note"])
     out.print_line("wrote " + ", ".join(files.values()))
 
 
@@ -81,6 +83,12 @@ def cmd_reproduce(args) -> int:
 
     seeds = _seeds(args.seeds)
     names = list(REGISTRY) if args.name == "all" else [get(args.name).name]
+    if args.name == "all":
+        skipped = [n for n in names if not REGISTRY[n].available()]
+        names = [n for n in names if n not in skipped]
+        for n in skipped:
+            print(f"semcache: skipping '{n}': its data or the text extra is not here",
+                  file=sys.stderr)
     docs = []
     for name in names:
         doc, files = reproduce(name, quick=args.quick, seeds=seeds, out_dir=args.out)

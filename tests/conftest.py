@@ -2,9 +2,14 @@
 
 Choose with ``HYPOTHESIS_PROFILE=fuzz``.  JIT compilation trips per-example deadlines,
 so the deadline is off in the profile rather than test by test.
+
+Text embeddings (the ``locomo`` workload) are cached in the checkout's ``.cache/`` during
+tests, not in the user's ``~/.cache``, unless ``SEMCACHE_CACHE_DIR`` says otherwise; tests
+that need a cold cache make their own.
 """
 
 import os
+import pathlib
 
 from hypothesis import HealthCheck, settings
 
@@ -14,3 +19,6 @@ settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True
 settings.register_profile("fuzz", deadline=None, max_examples=2000, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+os.environ.setdefault("SEMCACHE_CACHE_DIR",
+                      str(pathlib.Path(__file__).resolve().parents[1] / ".cache"))

@@ -22,6 +22,8 @@ SMALL = {
     "stationary": {"items": 10, "steps": 200, "dim": 16},
 }
 PAPER = list(SMALL)
+# Other registered workloads, small, for the registry-wide tests of this file.
+OTHERS = {"locomo": {"conversations": "26", "max_turns": 60}}
 
 BAD = [
     ("cycling", {"topics": 0}, "topics"),
@@ -324,12 +326,13 @@ def _show(capsys, argv):
 
 @pytest.mark.parametrize("name", workloads.available())
 def test_workload_show_json_for_every_registered_workload(capsys, name):
-    params = [f"--param={k}={v}" for k, v in SMALL.get(name, {}).items()]
+    small = {**SMALL, **OTHERS}.get(name)
+    params = [f"--param={k}={v}" for k, v in (small or {}).items()]
     code, out, err = _show(capsys, [name, *params, "--seed", "2", "--json"])
     assert (code, err) == (0, "")
     doc = json.loads(out)
     assert doc["workload"]["name"] == name and doc["workload"]["seed"] == 2
-    assert doc["workload"]["params"] == workloads.get(name).resolve_params(SMALL.get(name))
+    assert doc["workload"]["params"] == workloads.get(name).resolve_params(small)
     stats = doc["statistics"]
     assert stats["steps"] == doc["workload"]["steps"]
     if stats["mode"] == "semantic":

@@ -19,6 +19,10 @@ from workloads import agent  # noqa: E402  (issue 6: the closed-loop memory-stud
 
 REGISTRY["agent"] = agent.WORKLOAD
 
+from workloads import locomo  # noqa: E402  (issue 7: real conversations, text embeddings)
+
+REGISTRY["locomo"] = locomo.WORKLOAD
+
 
 def available() -> list:
     """Names of the workloads that can generate on this machine (data-backed ones need

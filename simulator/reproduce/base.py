@@ -41,6 +41,10 @@ class Experiment:
     # and a plot writer (exp, doc, cells, path) that replaces write_plot.
     findings: Callable | None = None
     plot: Callable | None = None
+    # whether it can run here (False for data or extras not on this machine: ``all`` skips it)
+    available: Callable = lambda: True
+    # what the printed table says of the paper's values
+    paper_note: str = "paper values: not in our sources (see README, Reproduction)"
 
 
 def cell(row, column, seed, value, source="generator", **config) -> dict:
@@ -70,7 +74,7 @@ def table(exp: Experiment, cells: list, notes: list) -> dict:
                         "differs": flag}
         rows.append(out)
     doc = {"table": exp.name, "title": exp.title, "metric": exp.metric,
-           "columns": columns, "rows": rows, "notes": notes}
+           "columns": columns, "rows": rows, "notes": notes, "paper_note": exp.paper_note}
     if exp.findings is not None:
         doc["findings"] = exp.findings(cells)
     return doc
