@@ -1,5 +1,8 @@
 # From a fresh clone: `make demo` or `make test`; the first target builds the venv.
 VENV ?= .venv
+# test workers (pytest-xdist): one per core of the 2-core CI machine; a file stays on one
+# worker, so its module fixtures (quick reproductions, embedded conversations) run once
+JOBS ?= 2
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
@@ -14,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile
 
 demo: $(VENV)/.installed
 	$(BIN)/semcache run --workload clusters --param steps=5000 --param topics=40 --capacity 20 --top-k 3 --switch-cost 0.5

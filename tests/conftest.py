@@ -5,7 +5,9 @@ so the deadline is off in the profile rather than test by test.
 
 Text embeddings (the ``locomo`` workload) are cached in the checkout's ``.cache/`` during
 tests, not in the user's ``~/.cache``, unless ``SEMCACHE_CACHE_DIR`` says otherwise; tests
-that need a cold cache make their own.
+that need a cold cache make their own.  Without the shared LoCoMo data (and no
+``SEMCACHE_LOCOMO``), the ``locomo`` workload reads the fixture ``tests/data/locomo``, so
+the registry-wide tests still cover it; the tests of real-data facts skip.
 """
 
 import os
@@ -20,5 +22,7 @@ settings.register_profile("fuzz", deadline=None, max_examples=2000, print_blob=T
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-os.environ.setdefault("SEMCACHE_CACHE_DIR",
-                      str(pathlib.Path(__file__).resolve().parents[1] / ".cache"))
+_ROOT = pathlib.Path(__file__).resolve().parents[1]
+os.environ.setdefault("SEMCACHE_CACHE_DIR", str(_ROOT / ".cache"))
+if not (_ROOT.parent / "shared" / "data" / "locomo").is_dir():
+    os.environ.setdefault("SEMCACHE_LOCOMO", str(_ROOT / "tests" / "data" / "locomo"))

@@ -38,7 +38,7 @@ SMALL = {"clusters": {"steps": 150, "topics": 12, "dim": 16},
          "drift": {"topics": 10, "active": 3, "phases": 3, "phase_length": 40,
                    "items_per_topic": 4, "dim": 16},
          "stationary": {"items": 20, "steps": 150, "dim": 16},
-         "locomo": {"conversations": "26", "max_turns": 60}}
+         "locomo": {"max_turns": 30}}
 # Two seeds, each with its own run options.
 CASES = {0: dict(capacity=5, top_k=3, switch_cost=0.0, quality="hit"),
          1: dict(capacity=8, top_k=2, switch_cost=0.5, quality="precision")}

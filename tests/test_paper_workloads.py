@@ -23,7 +23,7 @@ SMALL = {
 }
 PAPER = list(SMALL)
 # Other registered workloads, small, for the registry-wide tests of this file.
-OTHERS = {"locomo": {"conversations": "26", "max_turns": 60}}
+OTHERS = {"locomo": {"max_turns": 30}}
 
 BAD = [
     ("cycling", {"topics": 0}, "topics"),

@@ -58,7 +58,7 @@ def test_locomo_table_layout(quick_docs):
     for row in doc["rows"]:
         for c in doc["columns"]:
             assert row[c]["paper"] is None and 0.0 <= row[c]["mean"] <= 1.0
-    assert "LLM answer F1" in doc["paper_note"] and "(26)" in doc["notes"][0]
+    assert "LLM answer F1" in doc["paper_note"] and "1 conversation(s)" in doc["notes"][0]
 
 
 def test_same_seeds_same_table(tmp_path, quick_docs):

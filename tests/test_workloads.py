@@ -10,7 +10,7 @@ from simulator.trace import PagingTrace, Trace
 # Small instances so every registered workload is exercised quickly; a workload not listed
 # here runs with its defaults.
 SMALL = {"clusters": {"steps": 300, "dim": 16}, "zipf_paging": {"steps": 3000, "objects": 200},
-         "locomo": {"conversations": "26", "max_turns": 60}}
+         "locomo": {"max_turns": 30}}
 
 
 def _arrays(trace):

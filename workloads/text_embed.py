@@ -19,6 +19,9 @@ depend in the last bits on its batch companions (padding changes the shapes of t
 products: up to about 2e-7 per coordinate here), so texts are batched only with texts of
 the same token count: no padding, and the vectors equal one-at-a-time encoding bit for bit
 (a test checks it), whatever was cached before and in whatever order texts are asked for.
+Across machines, torch's CPU kernels (chosen by instruction set) may differ in the last bits;
+to carry exact vectors elsewhere, copy the cache folder or export the trace
+(``semcache workload make locomo --out F.npz``).
 """
 
 from __future__ import annotations
