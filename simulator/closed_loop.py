@@ -138,7 +138,7 @@ def _preparer(buf, cache, k, respond):
         if t != done[0]:
             raise RuntimeError(f"closed loop: step {t} retrieves before step {done[0]}")
         n = retrieve(buf.queries[t], slot_vec, slot_key, slot_adm, counts[3], k, sims,
-                     r_slot, r_sim)
+                     r_slot, r_sim, bool(counts[0] == counts[3]))
         relevant = np.asarray(respond(t, slot_key[r_slot[:n]], r_sim[:n]), np.int64)
         if relevant.size > k:
             raise RuntimeError(f"closed loop: responder named {relevant.size} > top_k keys")

@@ -1,7 +1,8 @@
 """Numba flags, set in one place.
 
 ``fastmath`` stays off: reassociating float sums would let SIMD width change which of two
-near-equal items is retrieved, and results must be identical across machines.
+near-equal items is retrieved, and results must be identical across machines.  The one
+exception is a maximum (``kernels._chunk_max``), which is exact in any order.
 
 Disk caching.  numba checks a cached function only against its own source file, not
 against the functions it calls in other files, so a hook cached on its own could keep

@@ -105,7 +105,7 @@ def _steps(t0, t1, phases, queries, items, qtopic, itopic, weights, keys, ev_ptr
     for t in range(t0, t1):
         if phases & RETRIEVE:  # SPEC §1 steps 2-3: retrieve R_t, tell the policy, score
             n_ret = retrieve(queries[t], slot_vec, slot_key, slot_adm, counts[_HWM], k, sims,
-                             r_slot, r_sim)
+                             r_slot, r_sim, counts[_SIZE] == counts[_HWM])
             n_rel = 0
             for j in range(n_ret - 1, -1, -1):  # worst match first (see policies.base)
                 s = r_slot[j]

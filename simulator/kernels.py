@@ -90,17 +90,46 @@ def _ranks_before(s, sim, o, osim, slot_key, slot_adm):
     return slot_key[s] < slot_key[o]
 
 
+# A maximum is exact in any order and similarities are never NaN, so these flags (which let
+# the reduction vectorise) change no result.
+@njit(fastmath={"nnan", "nsz", "reassoc"})
+def _chunk_max(sims, lo, hi):
+    m = np.float32(-np.inf)
+    for s in range(lo, hi):
+        m = max(m, sims[s])
+    return m
+
+
 @njit
-def retrieve(q, vec_t, slot_key, slot_adm, n_slots, k, sims, out_slot, out_sim):
+def kth_lower_bound(sims, n, k):
+    """A value that at least ``k`` of ``sims[:n]`` reach (so the k-th largest is >= it).
+
+    The least of the maxima of ``k`` disjoint chunks: those maxima are ``k`` different
+    entries.  ``-inf`` when ``n < k``.
+    """
+    if n < k:
+        return np.float32(-np.inf)
+    t = np.float32(np.inf)
+    for c in range(k):
+        t = min(t, _chunk_max(sims, c * n // k, (c + 1) * n // k))
+    return t
+
+
+@njit
+def retrieve(q, vec_t, slot_key, slot_adm, n_slots, k, sims, out_slot, out_sim, dense):
     """Top-k occupied slots by cosine to ``q``; ties: earlier admission, then smaller key.
 
     ``vec_t`` is [d, slots]; ``sims`` is float32 scratch of length >= ``n_slots``.  Writes
     the chosen slots (best first) into ``out_slot`` and their similarities into
-    ``out_sim``; returns how many were found (``min(k, occupied)``).
+    ``out_sim``; returns how many were found (``min(k, occupied)``).  ``dense``: every slot
+    below ``n_slots`` is occupied, so the scan may start from :func:`kth_lower_bound`
+    (it then skips, without a branch mispredicted per new leader, all that cannot make
+    the top k; the result is the same).
     """
     similarities(q, vec_t, n_slots, sims)
     n = 0
-    threshold = -np.inf  # k-th best so far, once k are found
+    # k-th best so far once k are found; with no holes, a bound that k entries reach
+    threshold = kth_lower_bound(sims, n_slots, k) if dense else np.float32(-np.inf)
     for s in range(n_slots):
         sim = sims[s]
         if sim < threshold or slot_key[s] < 0:
@@ -120,7 +149,7 @@ def retrieve(q, vec_t, slot_key, slot_adm, n_slots, k, sims, out_slot, out_sim):
         if n < k:
             n += 1
         if n == k:
-            threshold = np.float32(out_sim[k - 1])
+            threshold = max(threshold, np.float32(out_sim[k - 1]))
     return n
 
 

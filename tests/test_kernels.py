@@ -68,13 +68,31 @@ def test_retrieve_matches_naive(c, k):
     sims = np.empty(n, np.float32)
     out_slot = np.empty(k, np.int64)
     out_sim = np.empty(k, np.float64)
-    got = kernels.retrieve(q, vec_t, slot_key, slot_adm, n, k, sims, out_slot, out_sim)
     cache = {int(slot_key[s]): Item(int(slot_key[s]), vec_t[:, s].tolist(), -1,
                                     int(slot_adm[s])) for s in range(n) if slot_key[s] >= 0}
     want = retrieve(q, cache, k)
-    assert got == len(want)
-    assert [int(slot_key[s]) for s in out_slot[:got]] == [key for key, _ in want]
-    assert out_sim[:got].tolist() == [sim for _, sim in want]
+    # the dense path (a start threshold from chunk maxima) only when no slot is empty
+    for dense in (False, True) if (slot_key >= 0).all() else (False,):
+        got = kernels.retrieve(q, vec_t, slot_key, slot_adm, n, k, sims, out_slot, out_sim,
+                               dense)
+        assert got == len(want)
+        assert [int(slot_key[s]) for s in out_slot[:got]] == [key for key, _ in want]
+        assert out_sim[:got].tolist() == [sim for _, sim in want]
+
+
+@given(st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 1.0]), min_size=1, max_size=40),
+       st.integers(1, 8))
+@example([0.5, 0.5, 0.5, 0.1], 3)  # a tie at the k-th place
+@example([1.0, 0.0], 3)  # fewer entries than k
+def test_kth_lower_bound_is_reached_by_k_entries(values, k):
+    sims = np.array(values, np.float32)
+    t = kernels.kth_lower_bound(sims, len(values), k)
+    if len(values) < k:
+        assert t == -np.inf
+    else:
+        assert (sims >= t).sum() >= k
+        assert t >= sims.min()  # and it is one of the entries, not a loose constant
+        assert t in sims
 
 
 @given(st.integers(-1, 3), st.integers(-1, 3), st.lists(st.integers(0, 5), max_size=4),
