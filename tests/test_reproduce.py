@@ -86,3 +86,20 @@ def test_cli_json(tmp_path, capsys):
 def test_bad_input(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def test_all_skips_an_experiment_that_cannot_run_here(tmp_path, capsys, monkeypatch):
+    import simulator.reproduce as repro
+    from simulator.reproduce.base import Experiment, cell
+
+    def measure(quick, seeds):
+        return [cell("fifo", "K=1", s, 0.5) for s in seeds], []
+
+    here = Experiment(name="here", title="t", metric="m", xlabel="x", measure=measure)
+    away = Experiment(name="away", title="t", metric="m", xlabel="x", measure=measure,
+                      available=lambda: False)
+    monkeypatch.setattr(repro, "REGISTRY", {"here": here, "away": away})
+    assert main(["reproduce", "all", "--quick", "--json", "--out", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert [t["table"] for t in json.loads(out)["tables"]] == ["here"]
+    assert "skipping 'away'" in err and err.count("\n") == 1
