@@ -79,6 +79,9 @@ def _describe(trace, source: dict) -> dict:
         source.update(objects=trace.n_keys)
     else:
         source.update(dim=trace.dim, items=trace.n_keys)
+    report = getattr(trace, "meta", {}).get("report")
+    if report:  # a workload's own facts about its trace (locomo: data quirks, embeddings)
+        source["report"] = report
     return source
 
 
@@ -217,6 +220,8 @@ def cmd_workload_show(args) -> int:
         out.print_line("parameters: " + ", ".join(f"{k}={v}" for k, v in params))
         for key, value in doc["statistics"].items():
             out.print_line(f"  {key:<36} {'—' if value is None else value}")
+        for key, value in source.get("report", {}).items():
+            out.print_line(f"{key}: {value}")
     return 0
 
 

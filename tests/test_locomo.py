@@ -492,3 +492,22 @@ def test_real_protocol(real26, placement, categories):
     assert int(trace.scored.sum()) == expected
     if categories == "1,2,3,4,5":
         assert expected == 197  # 199 questions, 2 without evidence
+
+
+def test_cli_reports_the_quirks_and_the_same_json_twice(capsys, tmp_path):
+    argv = ["run", "--workload", "locomo", "--param", f"path={FIXTURE}", "--param",
+            f"cache={tmp_path}", "--policy", "fifo,unlimited", "--capacity", "5", "--json"]
+    docs = []
+    for _ in range(2):  # a cold cache, then a warm one: the same output
+        assert main(argv) == 0
+        doc = json.loads(capsys.readouterr().out)
+        for r in doc["runs"]:
+            r.pop("elapsed_s")
+        docs.append(doc)
+    assert docs[0] == docs[1]
+    report = docs[0]["workload"]["report"]
+    assert report["quirks"] == {k: QUIRKS_1[k] + QUIRKS_2[k] for k in QUIRKS_1}
+    assert [c["name"] for c in report["conversations"]] == ["1", "2"]
+    assert main(["workload", "show", "locomo", "--param", f"path={FIXTURE}", "--param",
+                 f"cache={tmp_path}"]) == 0
+    assert "quirks: {'split_ids': 2" in capsys.readouterr().out

@@ -30,7 +30,9 @@ question is embedded as it is written.  ``max_turns`` > 0 keeps each conversatio
 turns only (and the questions whose evidence lies within them), for quick runs.
 
 ``meta`` holds ``conversations`` (name, turns, questions asked, steps), the loader's
-``quirks`` summed over them, ``qa_category`` (per step: the asked question's category, or
+``quirks`` summed over them, ``embedding`` (model, text convention, and the texts computed and
+read from the cache; all but these counters are also ``meta["report"]``, which ``semcache
+workload show`` and ``semcache run --json`` print), ``qa_category`` (per step: the asked question's category, or
 0 for a probe) and ``qa_index`` (its index in the conversation's ``qa`` list, or −1).
 
 Parameters: ``path`` (a LoCoMo folder or ``locomo10.json``; default ``$SEMCACHE_LOCOMO``,
@@ -175,6 +177,10 @@ def _make(p: dict, seed: int) -> Trace:
             "qa_index": np.concatenate([part["qa_index"] for part in parts]),
             "embedding": {"model": "all-MiniLM-L6-v2", "text": p["text"],
                           "computed": embedder.computed, "cached": embedder.cached}}
+    # what `semcache workload show` and `semcache run --json` report of this trace: facts of
+    # the data only (the cache counters vary from run to run, so they stay out of outputs)
+    meta["report"] = {"conversations": meta["conversations"], "quirks": meta["quirks"],
+                      "embedding": {"model": "all-MiniLM-L6-v2", "text": p["text"]}}
     return Trace.from_arrays(
         queries=query_vecs, items=turn_vecs[keys],
         query_topics=np.full(len(keys), -1, np.int64),
