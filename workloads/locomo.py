@@ -23,17 +23,19 @@ one another in the order selected, keys numbered across them):
   reaches the policies as for any step, so regret-gated admission and Thompson sampling
   learn during the stream.  Step 0 of a conversation (no past) has weight 0.
 
-Text convention: a turn is embedded as ``"Speaker: text"`` (``text="speaker"``, the default:
-it retrieves evidence markedly better than the bare text on this data, which ``text="raw"``
-measures; ``semcache reproduce locomo`` notes both); image captions (``blip_caption``) are left out; a
-question is embedded as it is written.  ``max_turns`` > 0 keeps each conversation's first
-turns only (and the questions whose evidence lies within them), for quick runs.
+Text convention: a turn is embedded as ``"Speaker: text"`` (``text="speaker"``, the
+default: it retrieves evidence markedly better than the bare text on this data, which
+``text="raw"`` measures; ``semcache reproduce locomo`` notes both); image captions
+(``blip_caption``) are left out; a question is embedded as it is written.  ``max_turns`` > 0
+keeps each conversation's first turns only (and the questions whose evidence lies within
+them), for quick runs.
 
 ``meta`` holds ``conversations`` (name, turns, questions asked, steps), the loader's
-``quirks`` summed over them, ``embedding`` (model, text convention, and the texts computed and
-read from the cache; all but these counters are also ``meta["report"]``, which ``semcache
-workload show`` and ``semcache run --json`` print), ``qa_category`` (per step: the asked question's category, or
-0 for a probe) and ``qa_index`` (its index in the conversation's ``qa`` list, or −1).
+``quirks`` summed over them, ``embedding`` (model, text convention, and the texts computed
+and read from the cache), ``report`` (all of these but the cache counters: what ``semcache
+workload show`` and ``semcache run --json`` print), ``qa_category`` (per step: the asked
+question's category, or 0 for a probe) and ``qa_index`` (its index in the conversation's
+``qa`` list, or −1).
 
 Parameters: ``path`` (a LoCoMo folder or ``locomo10.json``; default ``$SEMCACHE_LOCOMO``,
 else ``../shared/data/locomo`` beside the project), ``conversations`` (comma-separated
@@ -144,12 +146,12 @@ def _conversation(conv, p, cats, rng, offset):
             query_text.append(turn_text(turns[int(probe[t])], p["text"]))
     keys = offset + np.minimum(np.arange(T), n - 1)
     weights = np.ones(T)
-    weights[0] = 0.0 if qa_of[0] < 0 else 1.0
+    weights[0] = 0.0  # step 0 is always a probe (questions come after a turn), with no past
     info = {"name": conv.name, "turns": n, "questions": len(asked), "steps": T,
             "trailing_steps": T - n}
     return dict(turn_texts=[turn_text(t, p["text"]) for t in turns], keys=keys,
-                query_text=query_text, evidence=evidence, scored=qa_of >= 0, weights=weights, category=category,
-                qa_index=qa_index, info=info)
+                query_text=query_text, evidence=evidence, scored=qa_of >= 0,
+                weights=weights, category=category, qa_index=qa_index, info=info)
 
 
 def _make(p: dict, seed: int) -> Trace:
