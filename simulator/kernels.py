@@ -116,24 +116,71 @@ def kth_lower_bound(sims, n, k):
 
 
 @njit
+def similarities4(qs, vec_t, n, out):
+    """``out[b, s] = dot(qs[b], vec_t[:, s])`` for four queries ``qs[0..3]`` at once.
+
+    The same sums as :func:`similarities`, term for term, so the results are bit-equal;
+    each loaded coordinate row serves four queries, which halves the loads per product
+    (the one-query scan is load-bound).  The fast engine retrieves four steps at a time
+    this way (:func:`simulator.engine_fast._steps`).
+    """
+    d = vec_t.shape[0]
+    oa, ob, oc, od = out[0], out[1], out[2], out[3]
+    qa, qb, qc, qd = qs[0], qs[1], qs[2], qs[3]
+    for s in range(n):
+        oa[s] = ob[s] = oc[s] = od[s] = 0.0
+    m = d - d % 4
+    for j in range(0, m, 4):
+        r0, r1, r2, r3 = vec_t[j], vec_t[j + 1], vec_t[j + 2], vec_t[j + 3]
+        a0, a1, a2, a3 = qa[j], qa[j + 1], qa[j + 2], qa[j + 3]
+        b0, b1, b2, b3 = qb[j], qb[j + 1], qb[j + 2], qb[j + 3]
+        c0, c1, c2, c3 = qc[j], qc[j + 1], qc[j + 2], qc[j + 3]
+        d0, d1, d2, d3 = qd[j], qd[j + 1], qd[j + 2], qd[j + 3]
+        for s in range(n):
+            v0, v1, v2, v3 = r0[s], r1[s], r2[s], r3[s]
+            oa[s] = (((oa[s] + a0 * v0) + a1 * v1) + a2 * v2) + a3 * v3
+            ob[s] = (((ob[s] + b0 * v0) + b1 * v1) + b2 * v2) + b3 * v3
+            oc[s] = (((oc[s] + c0 * v0) + c1 * v1) + c2 * v2) + c3 * v3
+            od[s] = (((od[s] + d0 * v0) + d1 * v1) + d2 * v2) + d3 * v3
+    for j in range(m, d):
+        row = vec_t[j]
+        a0, b0, c0, d0 = qa[j], qb[j], qc[j], qd[j]
+        for s in range(n):
+            v0 = row[s]
+            oa[s] += a0 * v0
+            ob[s] += b0 * v0
+            oc[s] += c0 * v0
+            od[s] += d0 * v0
+
+
+@njit
 def retrieve(q, vec_t, slot_key, slot_adm, n_slots, k, sims, out_slot, out_sim, dense):
     """Top-k occupied slots by cosine to ``q``; ties: earlier admission, then smaller key.
 
     ``vec_t`` is [d, slots]; ``sims`` is float32 scratch of length >= ``n_slots``.  Writes
     the chosen slots (best first) into ``out_slot`` and their similarities into
     ``out_sim``; returns how many were found (``min(k, occupied)``).  ``dense``: every slot
-    below ``n_slots`` is occupied, so the scan may start from :func:`kth_lower_bound`
-    (it then skips, without a branch mispredicted per new leader, all that cannot make
-    the top k; the result is the same).
+    below ``n_slots`` is occupied (see :func:`top_k`).
     """
     similarities(q, vec_t, n_slots, sims)
+    return top_k(sims, slot_key, slot_adm, n_slots, k, out_slot, out_sim, dense)
+
+
+@njit
+def top_k(sims, slot_key, slot_adm, n_slots, k, out_slot, out_sim, dense):
+    """The selection half of :func:`retrieve`, given the similarities ``sims[:n_slots]``.
+
+    ``dense``: every slot below ``n_slots`` is occupied, so the scan may start from
+    :func:`kth_lower_bound` (it then skips, without a branch mispredicted per new leader,
+    all that cannot make the top k; the result is the same).
+    """
     n = 0
     # k-th best so far once k are found; with no holes, a bound that k entries reach
     threshold = kth_lower_bound(sims, n_slots, k) if dense else np.float32(-np.inf)
     for s in range(n_slots):
         sim = sims[s]
-        if sim < threshold or slot_key[s] < 0:
-            continue  # the common case, kept to two predictable tests
+        if sim < threshold or (not dense and slot_key[s] < 0):
+            continue  # the common case, kept to predictable tests
         sim64 = np.float64(sim)
         if n == k and not _ranks_before(s, sim64, out_slot[k - 1], out_sim[k - 1],
                                         slot_key, slot_adm):

@@ -59,6 +59,18 @@ def test_similarities_match_naive(c):
     assert out[n:].tolist() == [-7.0, -7.0]  # only the first n are written
 
 
+@given(slot_caches(), st.data())
+def test_similarities4_match_naive(c, data):
+    _, vec_t, _, _ = c
+    d, n = vec_t.shape
+    qs = data.draw(unit_rows(4, d))
+    out = np.full((4, n + 2), -7.0, np.float32)
+    kernels.similarities4(qs, vec_t, n, out)
+    for b in range(4):
+        assert out[b].tolist()[:n] == [similarity(qs[b], vec_t[:, s]) for s in range(n)]
+        assert out[b, n:].tolist() == [-7.0, -7.0]  # nothing written past column n
+
+
 @given(slot_caches(), st.integers(1, 6))
 @example((np.array([1, 0], np.float32), np.array([[1, 1, 1], [0, 0, 0]], np.float32),
           np.array([2, 0, 1]), np.array([0, 0, 0])), 2)
