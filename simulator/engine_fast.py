@@ -295,18 +295,21 @@ def _paging_steps(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_sl
         key = requests[t]
         if phases & RETRIEVE:
             s = key_slot[key]
-            if s >= 0:
+            hit = s >= 0
+            out_hit[t] = hit
+            if hit:
                 counts[_HITS] += 1
-                out_hit[t] = 1
                 _on_hit(state, s, t, True)  # noqa: F821
-            else:
-                out_hit[t] = 0
+        else:
+            hit = out_hit[t] != 0
         if phases & FEEDBACK:
-            miss = 1.0 - out_hit[t]
+            miss = 0.0 if hit else 1.0
             _on_feedback(state, t, miss, 1.0 - miss)  # noqa: F821
-        if not (phases & ARRIVE) or out_hit[t]:
+        if not (phases & ARRIVE) or hit:
             continue
-        if key_slot[key] >= 0:  # admitted by an earlier miss still in flight (SimPy only)
+        # admitted by an earlier miss still in flight (SimPy only: a miss found just now
+        # in this call is not cached)
+        if not (phases & RETRIEVE) and key_slot[key] >= 0:
             _on_rearrival(state, key_slot[key], t)  # noqa: F821
             continue
         if not _admit(state, t, key, x, cache):  # noqa: F821
