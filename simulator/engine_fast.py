@@ -34,7 +34,8 @@ from numba.core import types as nbtypes
 from numba.experimental import structref
 
 from simulator.config import njit
-from simulator.kernels import is_relevant, quality_of, retrieve, similarities4, top_k
+from simulator.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of, retrieve,
+                               top_k)
 
 _HERE = pathlib.Path(__file__).parent
 # Everything a compiled loop can contain: the loop, its kernels, the flags, the random
@@ -53,9 +54,6 @@ WHOLE = RETRIEVE | FEEDBACK | ARRIVE
 # (hits, admissions, evictions) after the first three
 _SIZE, _CAPACITY, _FREE, _HWM = range(4)
 _HITS, _ADMISSIONS, _EVICTIONS = 3, 4, 5
-# Steps retrieved together when _steps runs whole steps over a stretch (see _block_start;
-# its kernels are written for four).
-BLOCK = 4
 
 
 def _remove(s, t, state, slot_key, key_slot, counts):
@@ -95,46 +93,6 @@ def _empty_cache(n_slots, n_keys, d, capacity, k):
             np.empty(k, np.int64), np.empty(k, np.float64))
 
 
-@njit
-def _block_start(queries, items, t, slot_vec, n, sims, cross):
-    """Similarities of the queries of steps ``t .. t+3`` (a block), computed together.
-
-    ``sims[b, s]`` is query t+b against slot s as the cache is now (slots below ``n``);
-    ``cross[b, c]`` (c < b) is query t+b against item e_{t+c}, the vector that a slot
-    holds if step t+c admitted it.  Each is the very sum that one-query retrieval
-    computes, so blocks change no result; they load each cached coordinate once per four
-    queries instead of once per query.
-    """
-    similarities4(queries[t:t + BLOCK], slot_vec, n, sims)
-    # the six later-query/earlier-item pairs, as six independent float32 chains
-    e0, e1, e2 = items[t], items[t + 1], items[t + 2]
-    q1, q2, q3 = queries[t + 1], queries[t + 2], queries[t + 3]
-    c10 = c20 = c21 = c30 = c31 = c32 = np.float32(0.0)
-    for j in range(e0.shape[0]):
-        c10 += q1[j] * e0[j]
-        c20 += q2[j] * e0[j]
-        c21 += q2[j] * e1[j]
-        c30 += q3[j] * e0[j]
-        c31 += q3[j] * e1[j]
-        c32 += q3[j] * e2[j]
-    cross[1, 0], cross[2, 0], cross[2, 1] = c10, c20, c21
-    cross[3, 0], cross[3, 1], cross[3, 2] = c30, c31, c32
-
-
-@njit
-def _block_row(b, tb, sims, cross, out_adm, key_slot, slot_adm):
-    """Row b of the block that started at step ``tb``, patched for the slots that steps
-    ``tb .. tb+b-1`` filled (an admission still cached holds e_{its step})."""
-    row = sims[b]
-    for c in range(b):
-        key = out_adm[tb + c]
-        if key >= 0:
-            s = key_slot[key]
-            if s >= 0 and slot_adm[s] == tb + c:
-                row[s] = cross[b, c]
-    return row
-
-
 def _steps(t0, t1, phases, queries, items, qtopic, itopic, weights, keys, ev_ptr, ev_idx,
            has_ev, k, qcode, slot_key, slot_vec, slot_adm, slot_topic, key_slot, free, counts,
            sims, cross, r_slot, r_sim, state, out_loss, out_hit, out_prec, out_qual, out_adm,
@@ -147,7 +105,8 @@ def _steps(t0, t1, phases, queries, items, qtopic, itopic, weights, keys, ev_ptr
 
     Whole steps over a stretch (the fast loop) retrieve BLOCK steps at a time: their
     similarities come from one pass over the cache at the block's start, patched for the
-    slots the block's own admissions fill (:func:`_block_start`, :func:`_block_row`).
+    slots the block's own admissions fill (:func:`~simulator.kernels.block_start`,
+    :func:`~simulator.kernels.block_row`).
     """
     n_slots = slot_key.shape[0]
     cache = (slot_key, slot_vec, slot_adm, counts)
@@ -157,11 +116,10 @@ def _steps(t0, t1, phases, queries, items, qtopic, itopic, weights, keys, ev_ptr
             hwm = counts[_HWM]
             dense = counts[_SIZE] == hwm
             if t >= end and phases == WHOLE and t + BLOCK <= t1:
-                _block_start(queries, items, t, slot_vec, hwm, sims, cross)
+                block_start(queries, items, t, slot_vec, hwm, sims, cross)
                 end = t + BLOCK
             if t < end:
-                row = _block_row(t - end + BLOCK, end - BLOCK, sims, cross, out_adm,
-                                 key_slot, slot_adm)
+                row = block_row(t - end + BLOCK, end - BLOCK, sims, cross, out_adm, key_slot)
                 n_ret = top_k(row, slot_key, slot_adm, hwm, k, r_slot, r_sim, dense)
             else:
                 n_ret = retrieve(queries[t], slot_vec, slot_key, slot_adm, hwm, k, sims[0],

@@ -14,6 +14,8 @@ import numpy as np
 from simulator.config import njit
 
 QUALITY_CODES = {"hit": 0, "precision": 1, "similarity": 2}
+# Steps whose queries are scored together by block_start (its kernels are written for four).
+BLOCK = 4
 
 
 @njit
@@ -151,6 +153,47 @@ def similarities4(qs, vec_t, n, out):
             ob[s] += b0 * v0
             oc[s] += c0 * v0
             od[s] += d0 * v0
+
+
+@njit
+def block_start(queries, items, t, slot_vec, n, sims, cross):
+    """Similarities of the queries of steps ``t .. t+3`` (a block), computed together.
+
+    ``sims[b, s]`` is query t+b against slot s as the cache is now (slots below ``n``);
+    ``cross[b, c]`` (c < b) is query t+b against item e_{t+c}, the vector that a slot
+    holds if step t+c admitted it.  Each is the very sum that one-query retrieval
+    computes, so blocks change no result; they load each cached coordinate once per four
+    queries instead of once per query.
+    """
+    similarities4(queries[t:t + BLOCK], slot_vec, n, sims)
+    # the six later-query/earlier-item pairs, as six independent float32 chains
+    e0, e1, e2 = items[t], items[t + 1], items[t + 2]
+    q1, q2, q3 = queries[t + 1], queries[t + 2], queries[t + 3]
+    c10 = c20 = c21 = c30 = c31 = c32 = np.float32(0.0)
+    for j in range(e0.shape[0]):
+        c10 += q1[j] * e0[j]
+        c20 += q2[j] * e0[j]
+        c21 += q2[j] * e1[j]
+        c30 += q3[j] * e0[j]
+        c31 += q3[j] * e1[j]
+        c32 += q3[j] * e2[j]
+    cross[1, 0], cross[2, 0], cross[2, 1] = c10, c20, c21
+    cross[3, 0], cross[3, 1], cross[3, 2] = c30, c31, c32
+
+
+@njit
+def block_row(b, tb, sims, cross, out_adm, key_slot):
+    """Row b of the block that started at step ``tb``, patched for the slots that steps
+    ``tb .. tb+b-1`` filled: a key they admitted that is still cached holds e_{its step}.
+
+    A key admitted twice in the block holds its later vector, which is patched last.
+    """
+    row = sims[b]
+    for c in range(b):
+        key = out_adm[tb + c]
+        if key >= 0 and key_slot[key] >= 0:
+            row[key_slot[key]] = cross[b, c]
+    return row
 
 
 @njit

@@ -71,6 +71,45 @@ def test_similarities4_match_naive(c, data):
         assert out[b, n:].tolist() == [-7.0, -7.0]  # nothing written past column n
 
 
+@given(slot_caches(), st.data())
+def test_block_start_matches_naive(c, data):
+    _, vec_t, _, _ = c
+    d, n = vec_t.shape
+    t = data.draw(st.integers(0, 2))
+    queries, items = data.draw(unit_rows(t + 4, d)), data.draw(unit_rows(t + 4, d))
+    sims = np.full((4, n + 1), -7.0, np.float32)
+    cross = np.full((4, 4), -7.0, np.float32)
+    kernels.block_start(queries, items, t, vec_t, n, sims, cross)
+    for b in range(4):
+        assert sims[b, :n].tolist() == [similarity(queries[t + b], vec_t[:, s])
+                                        for s in range(n)]
+        assert cross[b, :b].tolist() == [similarity(queries[t + b], items[t + c])
+                                         for c in range(b)]
+    assert sims[:, n].tolist() == [-7.0] * 4
+
+
+def test_block_row_patches_the_slots_the_block_filled_and_still_holds():
+    # A block from step 10.  Step 10 admits key 5 into slot 2; step 11 admits key 7 into
+    # slot 2, evicting key 5; step 12 admits key 5 again, into slot 1.
+    sims = np.arange(16, dtype=np.float32).reshape(4, 4)
+    cross = np.zeros((4, 4), np.float32)
+    cross[1, 0] = 0.5
+    cross[2, :2] = [0.25, 0.375]
+    cross[3, :3] = [0.625, 0.75, 0.125]
+    out_adm = np.full(14, -1, np.int64)
+    out_adm[10:13] = [5, 7, 5]
+    key_slot = np.full(8, -1, np.int64)
+    assert kernels.block_row(0, 10, sims, cross, out_adm, key_slot).tolist() == [0, 1, 2, 3]
+    key_slot[5] = 2  # after step 10
+    assert kernels.block_row(1, 10, sims, cross, out_adm, key_slot).tolist() == [4, 5, 0.5, 7]
+    key_slot[5], key_slot[7] = -1, 2  # after step 11
+    assert kernels.block_row(2, 10, sims, cross, out_adm, key_slot).tolist() == [
+        8, 9, 0.375, 11]
+    key_slot[5] = 1  # after step 12: the later admission of key 5 wins
+    assert kernels.block_row(3, 10, sims, cross, out_adm, key_slot).tolist() == [
+        12, 0.125, 0.75, 15]
+
+
 @given(slot_caches(), st.integers(1, 6))
 @example((np.array([1, 0], np.float32), np.array([[1, 1, 1], [0, 0, 0]], np.float32),
           np.array([2, 0, 1]), np.array([0, 0, 0])), 2)
