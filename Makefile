@@ -19,8 +19,9 @@ $(VENV)/.installed: pyproject.toml
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile
 
+# the paper's eight policies; `semcache run` without --policy runs every semantic policy
 demo: $(VENV)/.installed
-	$(BIN)/semcache run --workload clusters --param steps=5000 --param topics=40 --capacity 20 --top-k 3 --switch-cost 0.5
+	$(BIN)/semcache run --workload clusters --param steps=5000 --param topics=40 --capacity 20 --top-k 3 --switch-cost 0.5 --policy unlimited,fifo,lru,lfu,arc,solar_e,solar_a,solar
 
 bench: $(VENV)/.installed
 	$(BIN)/semcache bench
