@@ -4,9 +4,16 @@ Run with ``--benchmark-enable`` to have pytest-benchmark time them; by default (
 ``addopts``) each runs once as a plain test.
 """
 
+import importlib.util
+import json
+import pathlib
+
 import pytest
 
 from simulator import bench
+from simulator.runner import run
+from simulator.trace import PagingTrace
+from workloads.zipf_paging import zipf_requests
 
 pytest.importorskip("libcachesim")
 
@@ -31,3 +38,32 @@ def test_run_all_quick():
                                          "semantic-fifo", "simpy-fifo"]
     assert all(r["hits_equal"] for r in rows)
     assert all(r["ours_req_per_s"] > 0 and r["baseline_req_per_s"] > 0 for r in rows)
+
+
+def _arc_ceiling():
+    root = pathlib.Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("arc_ceiling", root / "scripts" /
+                                                  "arc_ceiling.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
+
+
+@pytest.mark.parametrize("capacity, objects, alpha", [(1, 5, 0.0), (2, 7, 0.5), (3, 40, 0.9),
+                                                      (50, 400, 1.2)])
+def test_inlined_arc_of_the_ceiling_script_is_arc(capacity, objects, alpha):
+    script = _arc_ceiling()
+    req = zipf_requests(3_000, objects, alpha, seed=capacity)
+    want = run(PagingTrace.from_requests(req), "arc", capacity=capacity).summary()["hits"]
+    assert script.inlined_arc(req, objects, capacity, True) == want
+
+
+def test_arc_ceiling_script_prints_every_row(capsys):
+    script = _arc_ceiling()
+    assert script.main(["--steps", "20000", "--objects", "2000", "--capacity", "100",
+                        "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in doc["rows"]] == ["engine", "inlined", "no ghosts",
+                                                "libCacheSim"]
+    assert len({r["hits"] for r in doc["rows"] if r["name"] != "no ghosts"}) == 1
+    assert doc["rows"][-1]["ratio_to_libcachesim"] == 1.0
