@@ -353,12 +353,15 @@ print(int(r.evicted[3]))
 
 
 def test_hooks_recompile_when_a_kernel_they_call_changes(tmp_path):
-    """Change ``kernels.dot`` in a copy of the package: solar_a's eviction must follow.
+    """Change ``kernels.similarities`` in a copy of the package: solar_a's eviction must
+    follow.
 
     solar_a evicts by novelty only here: C is far from A and B, so with the real cosine
-    the victim is A (key 1; A and B tie, smaller key).  With ``dot`` redefined as a
-    constant every item scores the same and the victim is C (key 0).  The first process
-    fills a private numba cache; the second must not reuse the stale hook from it.
+    the victim is A (key 1; A and B tie, smaller key).  With ``similarities`` redefined as
+    a constant every item scores the same and the victim is C (key 0).  (Retrieval is
+    not affected: the fast loop scores all four steps as one block, with
+    ``similarities4``.)  The first process fills a private numba cache; the second must
+    not reuse the stale hook from it.
     """
     import os
     import pathlib
@@ -383,5 +386,6 @@ def test_hooks_recompile_when_a_kernel_they_call_changes(tmp_path):
 
     assert victim() == 1
     with open(root / "simulator" / "kernels.py", "a") as f:
-        f.write("\n\n@njit\ndef dot(a, b):\n    return np.float32(0.5)\n")
+        f.write("\n\n@njit\ndef similarities(q, vec_t, n, out):\n"
+                "    out[:n] = np.float32(0.5)\n")
     assert victim() == 0
