@@ -7,9 +7,11 @@ and a ``≠`` flag where they differ by more than two standard errors) and write
 ``NAME.png``, ``NAME.parquet`` (raw per-seed results with their configuration) and
 ``NAME.json`` under ``--out``.  ``--json`` prints ``{"table", "columns", "rows": [{"policy",
 "source", COLUMN: {"mean", "std", "n", "paper", "differs"}}], "notes", "files"}`` (for
-``all``: ``{"tables": [...]}``).  ``memory-study`` (issue 6) also has ``"findings": [{"id",
-"finding", "verdict", "measured"}]``, verdict ``reproduced``, ``not reproduced`` or
-``inconclusive``, printed after its table.
+``all``: ``{"tables": [...]}``).  Some also have ``"findings": [{"id", "finding", "verdict",
+"measured"}]``, printed after the table: ``memory-study`` (issue 6; verdict ``reproduced``,
+``not reproduced`` or ``inconclusive``) and ``table8``, ``table9``, ``table10``, ``drift``
+(the authors' own expectations, :mod:`simulator.reproduce.authors_expectations`; verdict
+``met``, ``not met`` or ``not measured``).
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ def _seeds(text: str) -> list:
     return seeds
 
 
-def _print_findings(doc: dict, files: dict) -> None:
-    """A study with findings (memory-study): rows have their own columns, so one line each."""
+def _print_rows(doc: dict) -> None:
+    """A study whose rows have their own columns (memory-study): one line each."""
     from rich.table import Table
 
     table = Table(title=doc["title"] + (" (quick)" if doc.get("quick") else ""))
@@ -42,18 +44,14 @@ def _print_findings(doc: dict, files: dict) -> None:
                                                f"{row[col]['std']:.3f}"
                                                for col in doc["columns"] if col in row))
     out._console().print(table)
-    for note in doc["notes"]:
-        out.print_line(f"note: {note}")
-    for f in doc["findings"]:
-        out.print_line(f"{f['id']}: {f['verdict']} — {f['finding']}")
-    out.print_line("wrote " + ", ".join(files.values()))
 
 
-def _print(doc: dict, files: dict) -> None:
+def _print(doc: dict, files: dict, grid: bool = True) -> None:
     from rich.table import Table
 
-    if "findings" in doc:
-        return _print_findings(doc, files)
+    if not grid:
+        _print_rows(doc)
+        return _print_tail(doc, files, paper_note=False)
     table = Table(title=doc["title"] + (" (quick)" if doc.get("quick") else ""))
     table.add_column("row")
     table.add_column("source")
@@ -72,9 +70,29 @@ def _print(doc: dict, files: dict) -> None:
             cells.append(text)
         table.add_row(row["policy"], row["source"], *cells)
     out._console().print(table)
+    _print_tail(doc, files)
+
+
+def _brief(value) -> str:
+    """A finding's measured numbers on one line (floats to 3 decimals)."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_brief(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return "(" + ", ".join(_brief(v) for v in value) + ")"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _print_tail(doc: dict, files: dict, paper_note: bool = True) -> None:
+    """Notes, findings, what the table says of the paper's values, the files written."""
     for note in doc["notes"]:
         out.print_line(f"note: {note}")
-    out.print_line(doc["paper_note"])
+    for f in doc.get("findings", ()):
+        out.print_line(f"{f['id']}: {f['verdict']} — {f['finding']} "
+                       f"[{_brief(f['measured'])}]")
+    if paper_note:
+        out.print_line(doc["paper_note"])
     out.print_line("wrote " + ", ".join(files.values()))
 
 
@@ -95,7 +113,7 @@ def cmd_reproduce(args) -> int:
         doc["files"] = files
         docs.append(doc)
         if not args.json:
-            _print(doc, files)
+            _print(doc, files, REGISTRY[name].grid)
     if args.json:
         out.emit_json(docs[0] if args.name != "all" else {"tables": docs})
     return 0

@@ -61,6 +61,18 @@ def test_locomo_table_layout(quick_docs):
     assert "LLM answer F1" in doc["paper_note"] and "1 conversation(s)" in doc["notes"][0]
 
 
+def test_authors_expectations_are_findings(quick_docs):
+    ids = {"table8": "authors-cycling", "table9": "authors-crossover",
+           "table10": "authors-noise-peak", "drift": "authors-drift"}
+    for name, fid in ids.items():
+        found = quick_docs[name][0]["findings"]
+        assert found and {f["id"] for f in found} == {fid}
+        assert {f["verdict"] for f in found} <= {"met", "not met", "not measured"}
+    # where the quick grid stops short of the full one, no verdict is given
+    for name in ("table9", "table10"):
+        assert {f["verdict"] for f in quick_docs[name][0]["findings"]} == {"not measured"}
+
+
 def test_same_seeds_same_table(tmp_path, quick_docs):
     again, _ = reproduce("table9", quick=True, out_dir=str(tmp_path))
     assert again["rows"] == quick_docs["table9"][0]["rows"]

@@ -40,6 +40,8 @@ class Experiment:
     # Optional: cells -> [{"id", "finding", "verdict", "measured"}] (the JSON "findings"),
     # and a plot writer (exp, doc, cells, path) that replaces write_plot.
     findings: Callable | None = None
+    # rows share the swept columns (printed as one grid); False: each row has its own
+    grid: bool = True
     plot: Callable | None = None
     # whether it can run here (False for data or extras not on this machine: ``all`` skips it)
     available: Callable = lambda: True

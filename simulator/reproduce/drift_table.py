@@ -7,6 +7,7 @@ phase and overall; rows: every policy, for each trace source.
 
 import numpy as np
 
+from simulator.reproduce import authors_expectations
 from simulator.reproduce.base import (AUTHOR_SEEDS, PAPER_POLICIES, Experiment,
                                       authors_trace, cell, ref_policies)
 
@@ -42,4 +43,5 @@ def _measure(quick: bool, seeds: list):
 
 
 EXPERIMENT = Experiment(name="drift", title="Topic drift: hit rate per phase (K = 20)",
-                        metric="hit rate", xlabel="phase", measure=_measure)
+                        metric="hit rate", xlabel="phase", measure=_measure,
+                        findings=authors_expectations.drift)

@@ -216,5 +216,5 @@ def _plot(exp, doc, cells, path):
 
 EXPERIMENT = Experiment(name=NAME, title="Memory-management study (Xiong et al.): the "
                         "experience-following agent", metric="success rate (see rows)",
-                        xlabel="see panels", measure=_measure, findings=_findings,
+                        xlabel="see panels", measure=_measure, findings=_findings, grid=False,
                         plot=_plot)

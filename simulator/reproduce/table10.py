@@ -8,6 +8,7 @@ query, ``relevant=3``, rows marked "code rule"); with the SPEC's topic relevance
 description, rows without mark) a larger pool only adds relevant items.
 """
 
+from simulator.reproduce import authors_expectations
 from simulator.reproduce.base import Experiment, cell
 
 POOLS = (50, 100, 200, 500, 1000, 2000, 5000)
@@ -34,4 +35,6 @@ def _measure(quick: bool, seeds: list):
 
 
 EXPERIMENT = Experiment(name="table10", title="Table 10: frozen pool size vs retrieval quality",
-                        metric="rate", xlabel="pool size P (= K)", measure=_measure)
+                        metric="rate", xlabel="pool size P (= K)", measure=_measure,
+                        findings=lambda cells: authors_expectations.noise_peak(
+                            cells, [f"P={p}" for p in POOLS]))

@@ -8,6 +8,7 @@ Expected from the model: FIFO, LRU and ARC hit exactly 0 whenever m > K (they al
 hold the K topics before the current one).
 """
 
+from simulator.reproduce import authors_expectations
 from simulator.reproduce.base import (AUTHOR_SEEDS, PAPER_POLICIES, Experiment,
                                       authors_trace, ref_policies, run_policies)
 
@@ -36,4 +37,5 @@ def _measure(quick: bool, seeds: list):
 
 
 EXPERIMENT = Experiment(name="table8", title="Table 8: hit rate on cycling (K = 10)",
-                        metric="hit rate", xlabel="m/K", measure=_measure)
+                        metric="hit rate", xlabel="m/K", measure=_measure,
+                        findings=authors_expectations.cycling)

@@ -8,6 +8,7 @@ in ``notes``.  Also on the authors' working-set traces (source ``authors``).
 
 import numpy as np
 
+from simulator.reproduce import authors_expectations
 from simulator.reproduce.base import (AUTHOR_SEEDS, Experiment, authors_trace, cell,
                                       ref_policies, run_policies)
 
@@ -59,4 +60,6 @@ def _measure(quick: bool, seeds: list):
 
 
 EXPERIMENT = Experiment(name="table9", title="Table 9: working-set sweep, FIFO vs SOLAR",
-                        metric="hit rate", xlabel="capacity K", measure=_measure)
+                        metric="hit rate", xlabel="capacity K", measure=_measure,
+                        findings=lambda cells: authors_expectations.crossover(
+                            cells, [f"K={k}" for k in CAPACITIES]))
