@@ -80,9 +80,7 @@ def crossover(cells, full=()) -> list:
                 continue
             gap = {c: mine[c] - fifo[c] for c in cols}
             star = next((c for c in cols if gap[c] <= 0), None)
-            ok = gap[cols[0]] > 0 and gap[cols[-1]] <= 0
-            if not set(full) <= set(cols):
-                ok = None
+            ok = gap[cols[0]] > 0 and gap[cols[-1]] <= 0 if set(full) <= set(cols) else None
             out.append(_finding(
                 "authors-crossover",
                 f"working set ({source} traces): {solar} beats FIFO at the smallest K and "
