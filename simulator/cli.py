@@ -232,7 +232,7 @@ def cmd_bench(args) -> int:
     if args.json:
         out.emit_json({"benchmarks": rows})
     else:
-        out.print_benchmarks(rows)
+        out.print_benchmarks(rows, quick=args.quick)
     return 0
 
 

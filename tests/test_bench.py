@@ -38,6 +38,22 @@ def test_run_all_quick():
                                          "semantic-fifo", "simpy-fifo"]
     assert all(r["hits_equal"] for r in rows)
     assert all(r["ours_req_per_s"] > 0 and r["baseline_req_per_s"] > 0 for r in rows)
+    assert [r["target_ratio"] for r in rows] == [5.0, 5.0, 5.0, 8.0, 0.5]
+    assert all(r["meets_target"] == (r["ratio"] >= r["target_ratio"]) for r in rows)
+
+
+def test_cli_prints_each_target_and_whether_it_is_met(capsys, monkeypatch):
+    from simulator.cli import main
+
+    rows = [bench._row("paging-lru", "libCacheSim", 100, 40, 1.0, 40, 4.5),
+            bench._row("semantic-fifo", "numpy loop", 100, 7, 1.0, 7, 9.0),
+            bench._row("paging-arc", "libCacheSim", 100, 40, 1.0, 41, 9.0)]
+    monkeypatch.setattr(bench, "run_all", lambda quick=False: rows)
+    assert main(["bench"]) == 0
+    out = capsys.readouterr().out
+    assert "5x missed" in out and "8x met" in out and "hits differ" in out
+    assert "quick:" not in out
+    assert [r["meets_target"] for r in rows] == [False, True, False]
 
 
 def _arc_ceiling():

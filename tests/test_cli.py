@@ -235,7 +235,7 @@ def test_workload_list(capsys):
 
 def test_bench_prints_rows_from_simulator_bench(capsys, monkeypatch):
     rows = [{"name": "lru/zipf", "ours_req_per_s": 2.0e7, "baseline_req_per_s": 1.0e7,
-             "ratio": 2.0, "hits_equal": True}]
+             "ratio": 2.0, "hits_equal": True, "target_ratio": 5.0, "meets_target": False}]
     calls = []
 
     def run_all(quick=False):
@@ -248,7 +248,7 @@ def test_bench_prints_rows_from_simulator_bench(capsys, monkeypatch):
     monkeypatch.setattr(simulator, "bench", fake, raising=False)
     assert _json(capsys, ["bench", "--quick"]) == {"benchmarks": rows}
     text = _run(capsys, ["bench"])
-    assert "lru/zipf" in text and "2.00" in text
+    assert "lru/zipf" in text and "2.00" in text and "5x missed" in text
     assert calls == [True, False]
 
 
