@@ -276,16 +276,19 @@ def _paging_steps(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_sl
             v = _victim(state, t, key, x, cache)  # noqa: F821
             if v < 0 or v >= capacity or slot_key[v] < 0:
                 raise RuntimeError("policy chose a victim slot that is not occupied")
-            _remove(v, t, state, slot_key, key_slot, counts)
+            # the victim's slot is refilled at once: size and slot_key end as they were
+            old = slot_key[v]
+            _on_evict(state, v, old, t)  # noqa: F821
+            key_slot[old] = -1
             counts[_EVICTIONS] += 1
             s = v
         else:
             counts[_FREE] -= 1
             s = free[counts[_FREE]]
+            counts[_SIZE] += 1
         slot_key[s] = key
         slot_adm[s] = t
         key_slot[key] = s
-        counts[_SIZE] += 1
         counts[_ADMISSIONS] += 1
         _on_insert(state, s, key, t)  # noqa: F821
 
