@@ -98,11 +98,10 @@ def _on_rearrival(state, slot, t):
 @njit
 def _admit(state, t, key, x, cache):
     table = state[0]
-    g = 0
-    node = -1
-    if (state[1][key >> 6] >> (key & 63)) & 1:
-        node = state[1][table[_W] + key]
-        g = table[node, _LIST]
+    if not (state[1][key >> 6] >> (key & 63)) & 1:
+        return True  # a miss in all four lists (ARRIVAL is 0 between admissions)
+    node = state[1][table[_W] + key]
+    g = table[node, _LIST]
     # p is read and written on the straight-line path (see the layout note)
     p = state[2][0]
     b1 = table[_B1]
@@ -113,9 +112,8 @@ def _admit(state, t, key, x, cache):
     elif g == 2:  # case III: towards a larger T2
         p = max(p - max(b1 / b2, 1.0), 0.0)
         b2 -= 1
-    if g != 0:
-        free_row(table, node, _FREE)
-        state[1][key >> 6] &= ~(1 << (key & 63))
+    free_row(table, node, _FREE)
+    state[1][key >> 6] &= ~(1 << (key & 63))
     state[2][0] = p
     table[_B1] = b1
     table[_B2] = b2
