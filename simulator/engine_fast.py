@@ -208,8 +208,9 @@ def _run_steps(run, t0, t1, phases):
     _steps(t0, t1, phases, run.queries, run.items, run.qtopic, run.itopic,  # noqa: F821
            run.weights, run.keys, run.ev_ptr, run.ev_idx, run.has_ev, run.k, run.qcode,
            run.slot_key, run.slot_vec, run.slot_adm, run.slot_topic, run.key_slot, run.free,
-           run.counts, run.sims, run.cross, run.r_slot, run.r_sim, run.state, run.out_loss, run.out_hit,
-           run.out_prec, run.out_qual, run.out_adm, run.out_evi, run.out_del, run.out_size)
+           run.counts, run.sims, run.cross, run.r_slot, run.r_sim, run.state, run.out_loss,
+           run.out_hit, run.out_prec, run.out_qual, run.out_adm, run.out_evi, run.out_del,
+           run.out_size)
 
 
 def _semantic(queries, items, qtopic, itopic, weights, keys, ev_ptr, ev_idx, has_ev,
