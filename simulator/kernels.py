@@ -166,7 +166,7 @@ def block_start(queries, items, t, slot_vec, n, sims, cross):
     queries instead of once per query.
     """
     similarities4(queries[t:t + BLOCK], slot_vec, n, sims)
-    # the six later-query/earlier-item pairs, as six independent float32 chains
+    # the six later-query/earlier-item pairs: dot(q, e) each, as six interleaved chains
     e0, e1, e2 = items[t], items[t + 1], items[t + 2]
     q1, q2, q3 = queries[t + 1], queries[t + 2], queries[t + 3]
     c10 = c20 = c21 = c30 = c31 = c32 = np.float32(0.0)

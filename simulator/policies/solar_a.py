@@ -39,11 +39,10 @@ def _init(ctx):
     k = ctx.capacity
     # nn_i kept up to date between evictions (see _refresh): nn, the slot it comes from
     # (-1: the floor 0), a flag per slot (1 changed, 2 to recompute) and the changed slots
-    # (last entry: how many), plus a vector and a row of scratch
+    # (last entry: how many), plus a row of scratch
     return (regret_gate.new_state(p, ctx.switch_cost), np.zeros(k, np.int64), weights,
             np.zeros(k), np.full(k, -1, np.int64), np.zeros(k, np.int64),
-            np.zeros(k + 1, np.int64), np.zeros(ctx.dim, np.float32),
-            np.zeros(k, np.float32))
+            np.zeros(k + 1, np.int64), np.zeros(k, np.float32))
 
 
 @njit
@@ -72,11 +71,8 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _row(state, s, cache):
-    """``state[8][o]`` = cosine of the items in slots s and o (all slots)."""
-    slot_vec = cache[1]
-    for j in range(slot_vec.shape[0]):
-        state[7][j] = slot_vec[j, s]
-    similarities(state[7], slot_vec, cache[0].shape[0], state[8])
+    """``state[7][o]`` = cosine of the items in slots s and o (all slots)."""
+    similarities(cache[1][:, s], cache[1], cache[0].shape[0], state[7])
 
 
 @njit
@@ -86,8 +82,8 @@ def _recompute(state, s, cache):
     state[3][s] = 0.0
     state[4][s] = -1
     for o in range(slot_key.shape[0]):
-        if o != s and slot_key[o] >= 0 and state[8][o] > state[3][s]:
-            state[3][s] = state[8][o]
+        if o != s and slot_key[o] >= 0 and state[7][o] > state[3][s]:
+            state[3][s] = state[7][o]
             state[4][s] = o
 
 
@@ -110,10 +106,10 @@ def _refresh(state, cache):
         c = state[6][i]
         if slot_key[c] < 0:
             continue
-        _recompute(state, c, cache)  # leaves c's row in state[8]
+        _recompute(state, c, cache)  # leaves c's row in state[7]
         for o in range(slot_key.shape[0]):
-            if state[5][o] == 0 and slot_key[o] >= 0 and state[8][o] > state[3][o]:
-                state[3][o] = state[8][o]
+            if state[5][o] == 0 and slot_key[o] >= 0 and state[7][o] > state[3][o]:
+                state[3][o] = state[7][o]
                 state[4][o] = c
     for s in range(slot_key.shape[0]):
         if state[5][s] == 2 and slot_key[s] >= 0:
