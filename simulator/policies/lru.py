@@ -2,7 +2,13 @@
 
 An item never retrieved counts as used at its admission.  Retrieval reports R_t worst
 match first, so among items retrieved in one step the best match is the most recent.
-State is a doubly linked list over slots (O(1) per hook), most recent at the head.
+
+State is a circular doubly linked list over slots with no sentinel: ``head`` is the most
+recent slot and ``prev[head]`` the least recent (O(1) per hook).  The ring makes the
+commonest paging move, evicting the LRU slot and refilling it with the arriving item,
+a rotation: ``on_evict`` of the tail only marks it *pending* (it stays linked), and
+``on_insert`` into that slot just moves ``head`` onto it.  Any other hook first unlinks
+a pending slot for real, so a caller that evicts without refilling sees plain LRU.
 """
 
 import numpy as np
@@ -10,52 +16,94 @@ import numpy as np
 from simulator.config import njit
 from simulator.policies.base import Policy
 
+_HEAD, _PENDING = 0, 1  # meta[0]: most recent slot or -1; meta[1]: evicted tail or -1
+
 
 def _init(ctx):
-    # prev / next per slot; index `capacity` is the sentinel (next = MRU, prev = LRU)
-    head = ctx.capacity
-    prev = np.full(ctx.capacity + 1, head, np.int32)
-    nxt = np.full(ctx.capacity + 1, head, np.int32)
-    return (prev, nxt)
+    prev = np.zeros(ctx.capacity, np.int32)
+    nxt = np.zeros(ctx.capacity, np.int32)
+    return (prev, nxt, np.full(2, -1, np.int32))
 
 
 # Hooks index ``state[i]`` in place: holding an array in a local across calls costs
 # reference counting on every request (see fifo.py).
 @njit
+def _unlink(state, s):
+    if state[1][s] == s:  # the only slot
+        state[2][_HEAD] = -1
+        return
+    a, b = state[0][s], state[1][s]
+    state[1][a] = b
+    state[0][b] = a
+    if state[2][_HEAD] == s:
+        state[2][_HEAD] = b
+
+
+@njit
+def _push_mru(state, s):
+    head = state[2][_HEAD]
+    if head < 0:
+        state[0][s] = s
+        state[1][s] = s
+    else:  # between the tail and the head of the ring
+        tail = state[0][head]
+        state[0][s] = tail
+        state[1][s] = head
+        state[1][tail] = s
+        state[0][head] = s
+    state[2][_HEAD] = s
+
+
+@njit
+def _settle(state):
+    # an evicted tail that no insert refilled leaves the ring now
+    v = state[2][_PENDING]
+    if v >= 0:
+        state[2][_PENDING] = -1
+        _unlink(state, v)
+
+
+@njit
 def _on_hit(state, slot, t, relevant):
-    head = state[0].shape[0] - 1
-    if state[1][head] == slot:
+    _settle(state)
+    head = state[2][_HEAD]
+    if slot == head:
         return  # already the most recent
-    p, n = state[0][slot], state[1][slot]  # unlink ...
-    state[1][p] = n
-    state[0][n] = p
-    first = state[1][head]  # ... and push at the MRU end (written out: no call, no refcount)
-    state[0][slot] = head
-    state[1][slot] = first
-    state[0][first] = slot
-    state[1][head] = slot
+    if slot != state[0][head]:  # the tail needs no relinking: the head moves onto it
+        a, b = state[0][slot], state[1][slot]
+        state[1][a] = b
+        state[0][b] = a
+        tail = state[0][head]
+        state[0][slot] = tail
+        state[1][slot] = head
+        state[1][tail] = slot
+        state[0][head] = slot
+    state[2][_HEAD] = slot
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    head = state[0].shape[0] - 1  # push at the MRU end
-    first = state[1][head]
-    state[0][slot] = head
-    state[1][slot] = first
-    state[0][first] = slot
-    state[1][head] = slot
+    if state[2][_PENDING] == slot:  # the evicted tail refilled: rotate the ring
+        state[2][_PENDING] = -1
+        state[2][_HEAD] = slot
+        return
+    _settle(state)
+    _push_mru(state, slot)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    p, n = state[0][slot], state[1][slot]
-    state[1][p] = n
-    state[0][n] = p
+    _settle(state)
+    if state[0][state[2][_HEAD]] == slot:
+        state[2][_PENDING] = slot  # stays linked until on_insert or the next hook
+    else:
+        _unlink(state, slot)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return state[0][state[0].shape[0] - 1]
+    _settle(state)
+    return state[0][state[2][_HEAD]]
 
 
 POLICY = Policy(name="lru", summary="always admit; evict the least recently retrieved item",
