@@ -9,9 +9,10 @@ Three comparisons, each on one seeded trace that both sides process:
 * **simpy**: the SimPy engine against a bare SimPy process that calls the same compiled
   step function once per event (target: at least half its rate).
 
-Each side is timed best of three, ours after a warm-up run so that compilation is
+Each side is timed best of ``REPEATS``, ours after a warm-up run so that compilation is
 excluded (``RunResult.elapsed_s``); libCacheSim's time includes reading its trace file,
-which is how it is used.  Every row also says whether both sides counted the same hits:
+which is how it is used.  The two sides take turns, one run each per round, so that a
+burst of load on a shared machine slows both rather than one.  Every row also says whether both sides counted the same hits:
 speed is only compared between runs that agree.
 
 Rows are ``{"name", "ours_req_per_s", "baseline_req_per_s", "ratio", "hits_equal"}`` plus
@@ -48,7 +49,7 @@ PAGING_POLICIES = ("fifo", "lru", "arc")
 TARGETS = {"paging": 5.0, "semantic": 8.0, "simpy": 0.5}
 # our policy name -> libCacheSim cache class
 LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady": "Belady"}
-REPEATS = 3
+REPEATS = 7
 _ORACLE_GENERAL = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"),
                             ("next", "<i8")])
 
@@ -93,15 +94,27 @@ def libcachesim_run(path, policy, capacity, steps):
     return round((1.0 - miss_ratio) * steps), seconds
 
 
-def _ours(trace, policy, **options):
-    """(hits, best seconds) of our engine; the first run compiles and is not timed."""
-    run(trace, policy, **options)
-    best, hits = float("inf"), None
+def _timed(ours, baseline):
+    """``(ours_hits, ours_s, base_hits, base_s)``: the best of ``REPEATS`` rounds.
+
+    ``ours()`` returns a :class:`RunResult` (timed by the engine), ``baseline()`` a pair
+    ``(hits, seconds)``.  Ours runs once first, untimed, so that compilation is excluded.
+    """
+    ours()
+    ours_s = base_s = float("inf")
     for _ in range(REPEATS):
-        result = run(trace, policy, **options)
-        best = min(best, result.elapsed_s)
-        hits = int(result.summary()["hits"])
-    return hits, best
+        result = ours()
+        ours_s = min(ours_s, result.elapsed_s)
+        base_hits, seconds = baseline()
+        base_s = min(base_s, seconds)
+    return int(result.summary()["hits"]), ours_s, base_hits, base_s
+
+
+def _clocked(fn, *args):
+    """``(fn(*args), seconds)``."""
+    t0 = time.perf_counter()
+    value = fn(*args)
+    return value, time.perf_counter() - t0
 
 
 def _row(name, baseline, steps, ours_hits, ours_s, base_hits, base_s):
@@ -129,13 +142,9 @@ def paging_benchmark(steps=1_000_000, objects=100_000, alpha=0.9, capacity=1000,
         path = os.path.join(folder, "trace.oracleGeneral")
         write_oracle_general(requests, path)
         for policy in policies:
-            ours_hits, ours_s = _ours(trace, policy, capacity=capacity)
-            base_hits, base_s = None, float("inf")
-            for _ in range(REPEATS):
-                base_hits, seconds = libcachesim_run(path, policy, capacity, steps)
-                base_s = min(base_s, seconds)
-            rows.append(_row(f"paging-{policy}", "libCacheSim", steps, ours_hits,
-                             ours_s, base_hits, base_s))
+            timed = _timed(lambda: run(trace, policy, capacity=capacity),
+                           lambda: libcachesim_run(path, policy, capacity, steps))
+            rows.append(_row(f"paging-{policy}", "libCacheSim", steps, *timed))
     return rows
 
 
@@ -183,15 +192,10 @@ def numpy_fifo_hits(queries, items, query_topics, item_topics, capacity, top_k):
 def semantic_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0) -> dict:
     """Our FIFO engine against :func:`numpy_fifo_hits` on the same Gaussian-cluster trace."""
     trace = semantic_trace(steps, dim, seed)
-    ours_hits, ours_s = _ours(trace, "fifo", capacity=capacity, top_k=top_k)
     args = (trace.queries, trace.items, trace.query_topics, trace.item_topics, capacity, top_k)
-    base_hits, base_s = None, float("inf")
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        base_hits = numpy_fifo_hits(*args)
-        base_s = min(base_s, time.perf_counter() - t0)
-    return _row("semantic-fifo", "numpy loop", steps, ours_hits, ours_s,
-                base_hits, base_s)
+    timed = _timed(lambda: run(trace, "fifo", capacity=capacity, top_k=top_k),
+                   lambda: _clocked(numpy_fifo_hits, *args))
+    return _row("semantic-fifo", "numpy loop", steps, *timed)
 
 
 def bare_simpy_hits(trace, policy, capacity, top_k, seed=0):
@@ -229,13 +233,9 @@ def simpy_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0,
     sessions.  ``target_ratio``: the engine should reach at least half the bare rate.
     """
     trace = semantic_trace(steps, dim, seed)
-    ours_hits, ours_s = _ours(trace, policy, capacity=capacity, top_k=top_k, engine="simpy")
-    base_hits, base_s = None, float("inf")
-    for _ in range(REPEATS):
-        base_hits, seconds = bare_simpy_hits(trace, policy, capacity, top_k)
-        base_s = min(base_s, seconds)
-    return _row(f"simpy-{policy}", "bare SimPy process", steps, ours_hits, ours_s, base_hits,
-                base_s)
+    timed = _timed(lambda: run(trace, policy, capacity=capacity, top_k=top_k, engine="simpy"),
+                   lambda: bare_simpy_hits(trace, policy, capacity, top_k))
+    return _row(f"simpy-{policy}", "bare SimPy process", steps, *timed)
 
 
 def run_all(quick=False) -> list[dict]:
