@@ -4,6 +4,7 @@ Run with ``--benchmark-enable`` to have pytest-benchmark time them; by default (
 ``addopts``) each runs once as a plain test.
 """
 
+import collections
 import importlib.util
 import json
 import pathlib
@@ -72,6 +73,32 @@ def test_inlined_arc_of_the_ceiling_script_is_arc(capacity, objects, alpha):
     req = zipf_requests(3_000, objects, alpha, seed=capacity)
     want = run(PagingTrace.from_requests(req), "arc", capacity=capacity).summary()["hits"]
     assert script.inlined_arc(req, objects, capacity, True) == want
+
+
+def _two_lists_without_ghosts(req, capacity):
+    """The ceiling script's "no ghosts" loop in plain Python: T1 and T2 in LRU order, a hit
+    moves to the front of T2, a miss evicts the LRU of T1 (of T2 if T1 is empty) and enters
+    T1 (ARC with B1 and B2 always empty, so p stays 0)."""
+    t1, t2, hits = collections.OrderedDict(), collections.OrderedDict(), 0
+    for key in req.tolist():
+        if key in t1 or key in t2:
+            hits += 1
+            t1.pop(key, None)
+            t2.pop(key, None)
+            t2[key] = True
+            continue
+        if len(t1) + len(t2) == capacity:
+            (t1 if t1 else t2).popitem(last=False)
+        t1[key] = True
+    return hits
+
+
+@pytest.mark.parametrize("capacity, objects, alpha", [(1, 5, 0.0), (3, 40, 0.9),
+                                                      (50, 400, 1.2)])
+def test_no_ghost_loop_of_the_ceiling_script_is_arc_without_ghosts(capacity, objects, alpha):
+    req = zipf_requests(3_000, objects, alpha, seed=capacity)
+    assert _arc_ceiling().inlined_arc(req, objects, capacity, False) == \
+        _two_lists_without_ghosts(req, capacity)
 
 
 def test_arc_ceiling_script_prints_every_row(capsys):
