@@ -115,3 +115,21 @@ def test_all_skips_an_experiment_that_cannot_run_here(tmp_path, capsys, monkeypa
     out, err = capsys.readouterr()
     assert [t["table"] for t in json.loads(out)["tables"]] == ["here"]
     assert "skipping 'away'" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("name", HERE)
+def test_printed_table_shows_rows_findings_and_files(quick_docs, name, capsys, monkeypatch):
+    # the human-readable output of `semcache reproduce NAME` (without --json), on a
+    # terminal wide enough that rich wraps no cell
+    from simulator.cli_reproduce import _print
+
+    monkeypatch.setenv("COLUMNS", "240")
+    doc, files = quick_docs[name]
+    _print(doc, files, REGISTRY[name].grid)
+    text = capsys.readouterr().out
+    assert doc["title"] in " ".join(text.split())
+    for finding in doc.get("findings", ()):
+        assert f"{finding['id']}: {finding['verdict']} — " in text
+    assert "wrote " + ", ".join(files.values()) in text.replace("\n", "")
+    shown = sum(row["policy"] in text for row in doc["rows"])
+    assert shown == len(doc["rows"])
