@@ -72,18 +72,23 @@ def cmd_claims(args) -> int:
         out.print_line(markdown(results, args.quick))
     else:
         for r in results:
-            out.print_line(f"\n[{r.verdict.upper()}] {r.id} ({r.seconds:.1f} s)")
-            out.print_line(f"  claim:      {r.statement}")
-            out.print_line(f"  conditions: {r.conditions}")
-            out.print_line(f"  evidence:   {r.evidence}")
-            if r.instance:
-                out.print_line(f"  instance:   {r.instance['trace']}")
-                for cmd in r.instance["reproduce"]:
-                    out.print_line(f"    {cmd}")
-            if r.corrected:
-                out.print_line(f"  corrected:  {r.corrected['statement']} → "
-                               f"{r.corrected['verdict']} ({r.corrected['evidence']})")
+            print_result(r)
     return 0
+
+
+def print_result(r) -> None:
+    """One claim's verdict, statement, conditions, evidence, instance and correction."""
+    out.print_line(f"\n[{r.verdict.upper()}] {r.id} ({r.seconds:.1f} s)")
+    out.print_line(f"  claim:      {r.statement}")
+    out.print_line(f"  conditions: {r.conditions}")
+    out.print_line(f"  evidence:   {r.evidence}")
+    if r.instance:
+        out.print_line(f"  instance:   {r.instance['trace']}")
+        for cmd in r.instance["reproduce"]:
+            out.print_line(f"    {cmd}")
+    if r.corrected:
+        out.print_line(f"  corrected:  {r.corrected['statement']} → "
+                       f"{r.corrected['verdict']} ({r.corrected['evidence']})")
 
 
 def add_parser(sub) -> None:

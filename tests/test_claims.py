@@ -191,3 +191,19 @@ def test_quick_verdicts_agree_with_the_full_run_in_the_readme(quick_run):
     full = dict(re.findall(r"^\| `([^`]+)` \|[^|]*\| \*\*(\w+)\*\* \|", section, flags=re.M))
     results, _ = quick_run
     assert {r.id: r.verdict for r in results} == full
+
+
+def test_printed_verdicts_show_instances_and_corrections(quick_run, capsys):
+    # the human-readable output of `semcache claims` (without --json or --markdown)
+    from simulator.cli_claims import print_result
+
+    results, _ = quick_run
+    for r in results:
+        print_result(r)
+        text = capsys.readouterr().out
+        assert f"[{r.verdict.upper()}] {r.id} (" in text and r.evidence in text
+        if r.instance:
+            assert all(cmd in text for cmd in r.instance["reproduce"])
+        if r.corrected:
+            assert f"corrected:  {r.corrected['statement']} → {r.corrected['verdict']}" in text
+    assert any(r.instance for r in results) and any(r.corrected for r in results)
