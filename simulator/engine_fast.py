@@ -17,34 +17,30 @@ function per phase was tried: the call boundaries in the loop cost the fast engi
 For each policy, :func:`kernel_for` makes copies of these functions whose global hook
 names (``_on_hit``, ``_victim`` …) are bound to that policy's compiled hooks, so numba
 inlines them and no Python runs per step.  Each copy gets its own qualified name, salted
-with a hash of the package sources, so numba's on-disk cache keeps one entry per policy
-and never reloads code compiled against an older hook.  Both entry points, the loops and
+with a hash of the package sources and of the hooks' names
+(:mod:`simulator.kernel_cache`), so numba's on-disk cache keeps one entry per policy and
+never reloads code compiled against an older hook.  Both entry points, the loops and
 ``_run_steps``, are cached that way, and so is ``_steps``, which both of them call: a
-second process loads them instead of compiling.
+second process loads them instead of compiling.  A policy whose hooks live outside the
+package (one a user registers from a script or a notebook) is compiled in every process
+and never cached.
 """
 
 from __future__ import annotations
 
-import hashlib
-import pathlib
 import types
 
 import numpy as np
 from numba.core import types as nbtypes
 from numba.experimental import structref
 
+from simulator import kernel_cache
 from simulator.config import njit
 from simulator.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of, retrieve,
                                top_k)
 
-_HERE = pathlib.Path(__file__).parent
-# Everything a compiled loop can contain: the loop, its kernels, the flags, the random
-# stream and the policies.  Editing the CLI or the runner keeps the cache.
-_COMPILED_SOURCES = [_HERE / "engine_fast.py", _HERE / "kernels.py", _HERE / "config.py",
-                     _HERE / "rng.py", *sorted((_HERE / "policies").glob("*.py"))]
-_SOURCE_HASH = hashlib.sha1(b"".join(p.read_bytes() for p in _COMPILED_SOURCES)).hexdigest()[:10]
 _KERNELS: dict = {}
-_HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "on_rearrival",
+HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "on_rearrival",
           "delete")
 # The phases of one step, as bits of the ``phases`` argument of _steps.
 RETRIEVE, FEEDBACK, ARRIVE = 1, 2, 4
@@ -331,21 +327,26 @@ def _compile(policy) -> dict:
     """The engine functions with ``policy``'s hooks bound, under salted names (built once).
 
     ``_remove`` is not disk-cached: it is never called from Python, and the cached
-    functions that call it carry its code.
+    functions that call it carry its code.  Nothing is, for a policy from outside the
+    package (:func:`~simulator.kernel_cache.disk_cached`).
     """
-    if policy.name not in _KERNELS:
+    # keyed by the hooks themselves: a policy registered again under its name with new
+    # hooks (a notebook cell run twice) gets new loops; _KERNELS keeps the hooks alive
+    key = (policy.name, *(id(getattr(policy, hook)) for hook in HOOKS))
+    if key not in _KERNELS:
+        cached = kernel_cache.disk_cached(policy, HOOKS)
         env = dict(globals())
-        for hook in _HOOKS:
+        for hook in HOOKS:
             env["_" + hook] = getattr(policy, hook)
-        suffix = f"{policy.name}_{_SOURCE_HASH}"
+        suffix = kernel_cache.suffix(policy, HOOKS)
         for body in (_remove, _steps, _run_steps, _semantic, _paging_steps,
                      _run_paging_steps, _paging):
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
             fn.__qualname__ = fn.__name__
             # the only disk-cached functions that call into other files: the salt covers them
-            env[body.__name__] = njit(fn, cache=body is not _remove)
-        _KERNELS[policy.name] = env
-    return _KERNELS[policy.name]
+            env[body.__name__] = njit(fn, cache=cached and body is not _remove)
+        _KERNELS[key] = env
+    return _KERNELS[key]
 
 
 def kernel_for(policy, mode: str):

@@ -259,16 +259,20 @@ def test_help_exits_zero(capsys):
     assert "--policy-param" in capsys.readouterr().out
 
 
-def test_readme_python_example_runs(capsys):
+def test_readme_python_example_runs(capsys, monkeypatch):
     import re
 
+    from simulator import policies
+
+    monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))  # fifo_even stays here
     readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
     blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
     assert blocks
+    scope = {}  # one namespace: a later block uses the first one's trace
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), {})
+        exec(compile(block, "README.md", "exec"), scope)
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == ["fifo", "lru", "solar"]
+    assert [line.split()[0] for line in lines] == ["fifo", "lru", "solar", "fifo_even"]
     assert all(0 <= float(line.split()[1]) <= 1 for line in lines)
 
 

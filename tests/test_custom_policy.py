@@ -1,0 +1,109 @@
+"""A policy a user writes outside the package: registered, run, edited and run again.
+
+The engine's compiled loops are cached on disk under names that the package sources
+salt (:mod:`simulator.kernel_cache`).  A user's hooks are not among those sources, so
+their loops must never be cached (an edited hook would otherwise run its old code in the
+next process), and a policy registered again under its name must get new loops.
+"""
+
+import dataclasses
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from simulator import engine_fast, kernel_cache, policies
+from simulator.config import njit
+from simulator.policies import fifo
+from simulator.runner import run
+from simulator.trace import PagingTrace
+
+TRACE = PagingTrace.from_requests(np.arange(60) % 7)
+
+
+@njit
+def _every_other(state, t, key, x, cache):
+    return t % 2 == 0
+
+
+@njit
+def _every_third(state, t, key, x, cache):
+    return t % 3 == 0
+
+
+def _gated(admit, name="user_gate"):
+    return dataclasses.replace(fifo.POLICY, name=name, admit=admit, summary="fifo, gated")
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))
+    return policies.REGISTRY
+
+
+def test_package_policies_are_cached_and_a_users_are_not():
+    assert all(kernel_cache.disk_cached(p, engine_fast.HOOKS)
+               for p in policies.REGISTRY.values())
+    assert not kernel_cache.disk_cached(_gated(_every_other), engine_fast.HOOKS)
+
+
+def test_cache_names_follow_the_hooks_not_only_the_name():
+    same_name = _gated(fifo.POLICY.admit, name="fifo")
+    assert kernel_cache.suffix(same_name, engine_fast.HOOKS) == \
+        kernel_cache.suffix(fifo.POLICY, engine_fast.HOOKS)
+    other = dataclasses.replace(fifo.POLICY, admit=policies.get("lru").admit,
+                                on_hit=policies.get("lru").on_hit)
+    assert kernel_cache.suffix(other, engine_fast.HOOKS) != \
+        kernel_cache.suffix(fifo.POLICY, engine_fast.HOOKS)
+
+
+def test_registering_again_under_the_same_name_runs_the_new_hooks(registry):
+    registry["user_gate"] = _gated(_every_other)
+    first = run(TRACE, "user_gate", capacity=3).summary()["admissions"]
+    registry["user_gate"] = _gated(_every_third)
+    second = run(TRACE, "user_gate", capacity=3).summary()["admissions"]
+    misses_at = np.flatnonzero(run(TRACE, "user_gate", capacity=3).hit == 0)
+    assert first != second
+    assert second == sum(1 for t in misses_at if t % 3 == 0)
+
+
+MODULE = """
+from simulator.config import njit
+from simulator.policies import fifo
+from simulator.policies.base import Policy
+
+@njit
+def _admit(state, t, key, x, cache):
+    return t % {every} == 0
+
+POLICY = Policy(name="mine", summary="fifo admitting some arrivals", init=fifo._init,
+                victim=fifo._victim, on_insert=fifo._on_insert, on_evict=fifo._on_evict,
+                admit=_admit)
+"""
+SCRIPT = """
+import numpy as np
+import mine
+from simulator import policies
+from simulator.runner import run
+from simulator.trace import PagingTrace
+
+policies.REGISTRY["mine"] = mine.POLICY
+trace = PagingTrace.from_requests(np.arange(60) % 7)
+print(run(trace, "mine", capacity=3).summary()["admissions"])
+"""
+
+
+def test_an_edited_hook_runs_its_new_code_in_the_next_process(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+    counts = []
+    for every in (2, 3):
+        (tmp_path / "mine.py").write_text(textwrap.dedent(MODULE.format(every=every)))
+        done = subprocess.run([sys.executable, str(tmp_path / "script.py")], env=env,
+                              capture_output=True, text=True, timeout=300, check=True)
+        counts.append(int(done.stdout.split()[-1]))
+    # requests cycle over 7 keys with capacity 3, so every request misses
+    assert counts == [len(range(0, 60, 2)), len(range(0, 60, 3))]
