@@ -4,9 +4,11 @@ The grid is workload parameter values × seeds × policies × capacities × top_
 switch_cost × quality.  Each grid point is one run of :func:`simulator.runner.run` and one
 row of the store (:mod:`simulator.sweep_store`): the run record of ``summary()`` (its
 ``params``, the policy's parameters, as JSON text), plus ``workload``, one
-``param.<name>`` column per workload parameter and ``task_id``, a hash of the run's
-canonical configuration.  Because the id names one run, a resumed sweep skips exactly the
-runs already stored, even when the grid has grown since (say, one more capacity).
+``param.<name>`` column per workload parameter, ``task_id``, a hash of the run's
+canonical configuration, and ``code``, the version of semcache that ran it
+(:func:`~simulator.code_id.code_id`; a store is only resumed by that version).  Because
+the id names one run, a resumed sweep skips exactly the runs already stored, even when
+the grid has grown since (say, one more capacity).
 
 Unit of work.  A *chunk* is the pending runs on one trace (one parameter combination and
 seed): the trace is generated once, on the worker, and every policy and model option runs
@@ -49,6 +51,7 @@ import time
 
 from simulator import policies as registry
 from simulator import runner, sweep_cluster, sweep_store
+from simulator.code_id import code_id
 from simulator.errors import InputError
 
 ENGINE = "fast"  # sweeps run the compiled loop; part of every task id
@@ -182,7 +185,8 @@ def run_chunk(chunk: dict) -> tuple:
         record = result.summary()
         record["params"] = json.dumps(record["params"])
         rows.append({"task_id": task["task_id"], "workload": task["workload"],
-                     **{f"param.{k}": v for k, v in task["params"].items()}, **record})
+                     **{f"param.{k}": v for k, v in task["params"].items()}, **record,
+                     "code": code_id()})  # the code that ran it, on the worker
     info = {"worker": f"{socket.gethostname()}:{os.getpid()}",
             "first": _CHUNKS_IN_PROCESS == 0, "seconds": time.perf_counter() - start}
     _CHUNKS_IN_PROCESS += 1
@@ -284,7 +288,8 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
         raise InputError("--workers sets up a local cluster; it cannot be used with "
                          "--scheduler")
     tasks = grid.tasks()
-    done = sweep_store.open_store(out, resume)
+    code = code_id()
+    done = sweep_store.open_store(out, resume, code=code)
     pending = [t for t in tasks if t["task_id"] not in done]
     serial = workers == 0
     n_workers = 1 if serial else (workers or default_workers())
@@ -314,6 +319,10 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
                                          else not progress))
 
         def finished(rows, info):
+            if rows[0]["code"] != code:  # a remote worker with another install
+                raise InputError(f"worker {info['worker']} runs another version of semcache "
+                                 f"(code {rows[0]['code']}; here {code}); install this one "
+                                 "on every worker")
             sweep_store.write_part(out, _part_name(rows), rows)
             infos.append(dict(info, rows=len(rows)))
             bar.update(len(rows))

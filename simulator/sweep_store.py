@@ -43,6 +43,7 @@ TYPES = {
     "hit_rate": pa.float64(), "mean_precision": pa.float64(), "mean_quality": pa.float64(),
     "miss_cost": pa.float64(), "modifications": pa.int64(), "admissions": pa.int64(),
     "evictions": pa.int64(), "cost": pa.float64(), "elapsed_s": pa.float64(),
+    "code": pa.string(),
 }
 # load_results orders rows by these (then by the param.<name> columns), not by finish time
 _ORDER = ("workload", "seed", "policy", "capacity", "top_k", "switch_cost", "quality")
@@ -74,11 +75,13 @@ def _read(path: str, name: str, columns=None) -> pa.Table:
         raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
 
 
-def open_store(path: str, resume: bool, option: str = "--out") -> set:
+def open_store(path: str, resume: bool, option: str = "--out", code: str | None = None) -> set:
     """Check ``path`` for a sweep and return the task ids it already holds.
 
     A missing directory is created (its parent must exist).  Without ``resume`` the store
-    must be new or empty; with it, temporary files left by a killed writer are removed.
+    must be new or empty; with it, temporary files left by a killed writer are removed,
+    and, given ``code`` (:func:`simulator.code_id.code_id`), every stored row must carry
+    that code: a store is only ever continued by the version of semcache that began it.
     """
     if not os.path.exists(path):
         parent = os.path.dirname(os.path.abspath(path))
@@ -98,7 +101,15 @@ def open_store(path: str, resume: bool, option: str = "--out") -> set:
             os.remove(os.path.join(path, name))
     done = set()
     for name in parts:
-        done.update(_read(path, name, ["task_id"]).column("task_id").to_pylist())
+        table = _read(path, name, None if code is not None else ["task_id"])
+        stored = set(table.column("code").to_pylist()) if "code" in table.column_names \
+            else {None}  # a part written before rows carried their code
+        if code is not None and stored != {code}:
+            other = ", ".join(sorted(c or "none recorded" for c in stored - {code}))
+            raise InputError(f"{option} '{path}' holds runs of another version of semcache "
+                             f"(code {other}; this one is {code}); resume it with that "
+                             f"version, or give a new {option}")
+        done.update(table.column("task_id").to_pylist())
     return done
 
 

@@ -124,6 +124,47 @@ def test_resume_runs_only_what_the_store_lacks(tmp_path):
     assert (again.rows_written, again.chunks) == (0, 0)
 
 
+TINY = Grid("clusters", params={"steps": [50]}, seeds=[0], policies=["fifo"], capacities=[3])
+
+
+def test_rows_carry_the_code_that_ran_them(tmp_path):
+    from simulator.code_id import code_id
+
+    out = str(tmp_path / "store")
+    sweep(TINY, out, workers=0)
+    assert {row["code"] for row in load_rows(out)} == {code_id()}
+
+
+@pytest.mark.parametrize("stored, shown", [("0123456789ab", "code 0123456789ab"),
+                                           (None, "code none recorded")])
+def test_resume_refuses_a_store_begun_by_another_version(tmp_path, stored, shown):
+    from simulator.errors import InputError
+    from simulator.sweep_store import write_part
+
+    out = str(tmp_path / "store")
+    os.mkdir(out)
+    row = {"task_id": "elsewhere", "policy": "fifo"}
+    write_part(out, "old", [row if stored is None else dict(row, code=stored)])
+    with pytest.raises(InputError, match=f"holds runs of another version of semcache "
+                                         f"\\({shown}; this one is "):
+        sweep(TINY, out, workers=0, resume=True)
+    assert os.listdir(out) == ["part-old.parquet"]  # nothing was run or written
+
+
+def test_a_worker_with_another_version_stops_the_sweep(tmp_path, monkeypatch):
+    from simulator.errors import InputError
+
+    def elsewhere(chunk):
+        rows, info = run_chunk(chunk)
+        return [dict(r, code="0123456789ab") for r in rows], info
+
+    run_chunk = sw.run_chunk
+    monkeypatch.setattr(sw, "run_chunk", elsewhere)
+    with pytest.raises(InputError, match="runs another version of semcache"):
+        sweep(TINY, str(tmp_path / "store"), workers=0)
+    assert os.listdir(tmp_path / "store") == []
+
+
 def _start(tmp_path, argv):
     """``semcache sweep`` in its own process group, so a signal reaches its workers too."""
     return subprocess.Popen([sys.executable, "-m", "simulator.cli", "sweep", *argv],
