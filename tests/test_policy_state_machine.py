@@ -301,3 +301,24 @@ def test_paging_cycle(name):
     for pick in range(len(reqs)):
         d.request(pick)
         d.check()
+
+
+@pytest.mark.parametrize("name", SEMANTIC)
+def test_foreign_deletion_inside_the_order_then_refill_and_evict(name):
+    """A deletion the policy did not choose, of an item in the middle of its order, its
+    slot refilled at once, then evictions checked against the naive twin: a policy that
+    keeps a removed slot linked (or treats it as its own victim) picks wrong victims."""
+    warm = {"warmup": 3} if "warmup" in policies.REGISTRY[name].params else {}
+    d = HookDriver(name, 3, 0, warm, "semantic", vectors=_vectors())
+    for key in (0, 1, 2):
+        d.feedback(1.0)
+        d.arrive(key, key)
+    for first, second in ((0, 1), (2, 0)):  # an order that is neither admission nor slots
+        d.retrieve([d.slot_of(first), d.slot_of(second)], [True, True])
+        d.feedback(0.0)
+        d.arrive(first, 0)  # a re-arrival: nothing is admitted
+    d.remove_any(d.slot_of(0))  # neither the most nor the least recent
+    for key in (5, 6, 7, 8, 9):  # the first refills the freed slot, the others evict
+        d.feedback(1.0)
+        d.arrive(key, 0)
+        d.check()

@@ -5,10 +5,12 @@ match first, so among items retrieved in one step the best match is the most rec
 
 State is a circular doubly linked list over slots with no sentinel: ``head`` is the most
 recent slot and ``prev[head]`` the least recent (O(1) per hook).  The ring makes the
-commonest paging move, evicting the LRU slot and refilling it with the arriving item,
-a rotation: ``on_evict`` of the tail only marks it *pending* (it stays linked), and
-``on_insert`` into that slot just moves ``head`` onto it.  Any other hook first unlinks
-a pending slot for real, so a caller that evicts without refilling sees plain LRU.
+commonest move, evicting the LRU slot and refilling it with the arriving item, a
+rotation: ``on_evict`` of the slot ``victim`` chose (the tail) only marks it *pending*
+(it stays linked), and ``on_insert`` into that slot just moves ``head`` onto it.  The hook
+contract makes the pair certain (after ``victim`` the caller evicts that slot and inserts
+the arriving item); an insert into another slot unlinks the pending one first, and an
+eviction ``victim`` did not choose (a deletion) unlinks its slot at once.
 """
 
 import numpy as np
@@ -16,13 +18,14 @@ import numpy as np
 from simulator.config import njit
 from simulator.policies.base import Policy
 
-_HEAD, _PENDING = 0, 1  # meta[0]: most recent slot or -1; meta[1]: evicted tail or -1
+# meta: the most recent slot, the evicted tail, the slot victim() chose (-1: none)
+_HEAD, _PENDING, _VICTIM = 0, 1, 2
 
 
 def _init(ctx):
     prev = np.zeros(ctx.capacity, np.int32)
     nxt = np.zeros(ctx.capacity, np.int32)
-    return (prev, nxt, np.full(2, -1, np.int32))
+    return (prev, nxt, np.full(3, -1, np.int32))
 
 
 # Hooks index ``state[i]`` in place: holding an array in a local across calls costs
@@ -55,17 +58,7 @@ def _push_mru(state, s):
 
 
 @njit
-def _settle(state):
-    # an evicted tail that no insert refilled leaves the ring now
-    v = state[2][_PENDING]
-    if v >= 0:
-        state[2][_PENDING] = -1
-        _unlink(state, v)
-
-
-@njit
 def _on_hit(state, slot, t, relevant):
-    _settle(state)
     head = state[2][_HEAD]
     if slot == head:
         return  # already the most recent
@@ -83,27 +76,31 @@ def _on_hit(state, slot, t, relevant):
 
 @njit
 def _on_insert(state, slot, key, t):
-    if state[2][_PENDING] == slot:  # the evicted tail refilled: rotate the ring
+    v = state[2][_PENDING]
+    if v == slot:  # the evicted tail refilled: rotate the ring
         state[2][_PENDING] = -1
         state[2][_HEAD] = slot
         return
-    _settle(state)
+    if v >= 0:  # refilled elsewhere: the evicted tail leaves the ring
+        state[2][_PENDING] = -1
+        _unlink(state, v)
     _push_mru(state, slot)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    _settle(state)
-    if state[0][state[2][_HEAD]] == slot:
-        state[2][_PENDING] = slot  # stays linked until on_insert or the next hook
-    else:
+    if slot == state[2][_VICTIM]:  # the tail: stays linked until on_insert
+        state[2][_PENDING] = slot
+        state[2][_VICTIM] = -1
+    else:  # a deletion
         _unlink(state, slot)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    _settle(state)
-    return state[0][state[2][_HEAD]]
+    v = state[0][state[2][_HEAD]]
+    state[2][_VICTIM] = v
+    return v
 
 
 POLICY = Policy(name="lru", summary="always admit; evict the least recently retrieved item",
