@@ -1,11 +1,11 @@
-"""The shared policy contract (``tests/policy_contract.py``) over every registry entry."""
+"""The shared policy contract (:mod:`simulator.policy_checks`) over every registry entry."""
 
 import pytest
 
 from simulator import policies
 from simulator.runner import run
-from policy_contract import (K, is_gated, is_random, paging_checks, semantic_checks,
-                             zipf_requests)
+from simulator.policy_checks import (K, check_policy, is_gated, is_random, paging_checks,
+                                     semantic_checks, zipf_requests)
 
 
 @pytest.mark.parametrize("name, check", semantic_checks(),
@@ -46,3 +46,23 @@ def test_belady_is_optimal_in_paging(capacity):
             for seed in range(2):
                 hits = run(tr, name, capacity=capacity, seed=seed).summary()["hits"]
                 assert hits <= best, (name, hits, best)
+
+
+def test_check_policy_names_the_policy_and_the_failed_check(monkeypatch):
+    import dataclasses
+
+    import numpy as np
+
+    from simulator.policies import fifo
+
+    monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))
+    policies.REGISTRY["user_fifo"] = dataclasses.replace(fifo.POLICY, name="user_fifo")
+    assert check_policy("user_fifo")[-1] == "check_paging"
+    # a policy whose init hands every run the same arrays: its bookkeeping outlives the run
+    # (the ring is larger than any capacity here, so nothing is written out of bounds)
+    shared = (np.zeros(64, np.int64), np.zeros(2, np.int64))
+    policies.REGISTRY["user_leaky"] = dataclasses.replace(
+        fifo.POLICY, name="user_leaky", init=lambda ctx: shared)
+    with pytest.raises(AssertionError, match="^policy 'user_leaky' fails check_determinism: "
+                                             "fresh: same seed, different runs$"):
+        check_policy("user_leaky")
