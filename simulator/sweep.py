@@ -288,6 +288,13 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
         raise InputError("--workers sets up a local cluster; it cannot be used with "
                          "--scheduler")
     tasks = grid.tasks()
+    if workers != 0:  # worker processes import the package's registry, nothing else
+        from simulator import engine_fast, kernel_cache, policies
+
+        for name in sorted({t["policy"] for t in tasks}):
+            if not kernel_cache.disk_cached(policies.get(name), engine_fast.HOOKS):
+                raise InputError(f"policy '{name}' is defined outside semcache, so Dask "
+                                 "workers cannot run it; sweep it with workers=0")
     code = code_id()
     done = sweep_store.open_store(out, resume, code=code)
     pending = [t for t in tasks if t["task_id"] not in done]

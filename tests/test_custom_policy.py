@@ -107,3 +107,18 @@ def test_an_edited_hook_runs_its_new_code_in_the_next_process(tmp_path):
         counts.append(int(done.stdout.split()[-1]))
     # requests cycle over 7 keys with capacity 3, so every request misses
     assert counts == [len(range(0, 60, 2)), len(range(0, 60, 3))]
+
+
+def test_a_sweep_on_workers_refuses_a_users_policy_and_runs_it_in_process(registry,
+                                                                          tmp_path):
+    from simulator.errors import InputError
+    from simulator.sweep import Grid, sweep
+    from simulator.sweep_store import load_rows
+
+    registry["user_gate"] = _gated(_every_other)
+    grid = Grid("zipf_paging", params={"steps": [200], "objects": [20]}, seeds=[0],
+                policies=["user_gate"], capacities=[3])
+    with pytest.raises(InputError, match="defined outside semcache, so Dask workers"):
+        sweep(grid, str(tmp_path / "a"), workers=2)
+    sweep(grid, str(tmp_path / "b"), workers=0)
+    assert [row["policy"] for row in load_rows(str(tmp_path / "b"))] == ["user_gate"]
