@@ -130,3 +130,24 @@ def test_zipf_paging_popularity_falls_with_rank():
     # P(0) / P(1) = 2 for alpha = 1
     assert 1.7 < counts[0] / counts[1] < 2.3
     assert tr.meta["workload"] == "zipf_paging"
+
+
+def test_generators_orthonormalise_without_lapack():
+    # workloads sum in numpy's fixed order, not BLAS's CPU-dependent one: the frame is QR's
+    from workloads import topic_space as ts
+
+    a = np.random.default_rng(0).standard_normal((41, 128))
+    q = ts.orthonormal_rows(a)
+    assert np.allclose(q @ q.T, np.eye(41), atol=1e-12)
+    ref, r = np.linalg.qr(a.T)
+    assert np.allclose(q, (ref * np.sign(np.diag(r))).T, atol=1e-12)
+    assert np.allclose(ts.row_dots(a, a[0]), a @ a[0], rtol=1e-12)
+
+
+def test_reported_statistics_never_print_negative_zero():
+    from workloads import topic_space as ts
+
+    assert str(ts._round(-1e-18)) == "0.0" and ts._round(None) is None
+    stats = ts.trace_statistics(workloads.get("adversarial").generate(
+        {"adversary": "missing_topic"}, 0))
+    assert "-0.0" not in repr(stats)

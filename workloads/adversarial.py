@@ -190,7 +190,10 @@ def _member(centre: np.ndarray, sigma: float, noise: np.ndarray) -> np.ndarray:
 def _junk_centres(rng: np.random.Generator, useful: np.ndarray, n: int) -> np.ndarray:
     """``n`` unit centres orthogonal to ``useful``, sharing one direction (cosine ≈ 0.5)."""
     def out_of(basis, x):  # x with its components along the orthonormal rows of basis removed
-        return x - (x @ basis.T) @ basis
+        coefficients = [ts.row_dots(x, b) for b in basis]  # all from x, as x @ basis.T
+        for c, b in zip(coefficients, basis):
+            x = x - np.outer(c, b)
+        return x
 
     axis = ts.unit_rows(out_of(useful, rng.standard_normal((1, useful.shape[1]))))
     parts = ts.unit_rows(out_of(np.vstack([useful, axis]), rng.standard_normal((n, axis.size))))

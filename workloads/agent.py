@@ -60,6 +60,7 @@ import numpy as np
 from simulator import closed_loop, policies
 from simulator.config import njit
 from simulator.errors import InputError
+from workloads import topic_space as ts
 from workloads.base import Workload
 
 PARAMS = {"tasks": 2000, "dim": 6, "init_size": 50, "init_error": 0.0, "tolerance": 1.0,
@@ -146,7 +147,7 @@ def _draws(p: dict, seed: int) -> dict:
     n0, T, d = p["init_size"], p["tasks"], p["dim"]
     w, w_new = rng.standard_normal(d), rng.standard_normal(d)
     if p["w_norm"] > 0:
-        w, w_new = (p["w_norm"] * v / np.linalg.norm(v) for v in (w, w_new))
+        w, w_new = (p["w_norm"] * v / np.sqrt(ts.row_dots(v, v)) for v in (w, w_new))
     direction = rng.standard_normal(d)
     x = rng.standard_normal((n0 + T, d))
     noise, judge = rng.standard_normal(n0 + T), rng.random(n0 + T)
@@ -155,14 +156,24 @@ def _draws(p: dict, seed: int) -> dict:
     slip = rng.uniform(*ERROR_RANGE, n0 + T) * rng.choice([-1.0, 1.0], n0 + T)
     slip *= rng.random(n0 + T) < p["blunder"]  # drawn whatever the rate: same stream
     if p["shift"] >= 0 and p["shift_kind"] == "input":
-        x[n0 + p["shift"]:] += INPUT_SHIFT * direction / np.linalg.norm(direction)
-    y = x @ w
+        x[n0 + p["shift"]:] += INPUT_SHIFT * direction / np.sqrt(ts.row_dots(direction,
+                                                                               direction))
+    y = ts.row_dots(x, w)  # no BLAS: see workloads.topic_space.row_dots
     if p["shift"] >= 0 and p["shift_kind"] == "w":
-        y[n0 + p["shift"]:] = x[n0 + p["shift"]:] @ w_new
+        y[n0 + p["shift"]:] = ts.row_dots(x[n0 + p["shift"]:], w_new)
     bad = np.zeros(n0, np.bool_)
     bad[order[:int(round(p["init_error"] * n0))]] = True
     return {"x": x, "y": y, "noise": noise, "judge": judge, "bad": bad, "slip": slip,
             "init": y[:n0] + np.where(bad, offset, 0.0)}
+
+
+@njit
+def _dot(a, b):
+    # in index order: numba's np.dot calls BLAS, whose order depends on the CPU
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += a[i] * b[i]
+    return total
 
 
 @njit
@@ -175,7 +186,7 @@ def answer(x, own, keys, cosines, xs, outputs, follow, sharpness):
             continue
         xi = xs[keys[j]]
         a = c ** sharpness
-        num += a * outputs[keys[j]] * np.dot(xi, x) / np.dot(xi, xi)
+        num += a * outputs[keys[j]] * _dot(xi, x) / _dot(xi, xi)
         den += a
         best = max(best, c)
     if den == 0.0:  # also when every positive cosine underflows to weight 0
