@@ -50,7 +50,9 @@ def fit_slope(horizons, mean_regret) -> float:
     x, y = np.log(np.asarray(horizons, float)), np.asarray(mean_regret, float)
     if x.size < 2 or not (y > 0).all():
         return math.nan
-    return float(np.polyfit(x, np.log(y), 1)[0])
+    # the closed form in numpy's summation order (polyfit's LAPACK rounds per CPU)
+    x = x - x.mean()
+    return float((x * (np.log(y) - np.log(y).mean())).sum() / (x * x).sum())
 
 
 def bootstrap_slope(horizons, per_seed, resamples=1000, level=0.95, seed=0):
@@ -66,7 +68,7 @@ def bootstrap_slope(horizons, per_seed, resamples=1000, level=0.95, seed=0):
     x = x - x.mean()
     ok = (means > 0).all(axis=1)
     logs = np.log(np.where(means > 0, means, 1.0))
-    slopes = (logs - logs.mean(axis=1, keepdims=True)) @ x / (x @ x)
+    slopes = ((logs - logs.mean(axis=1, keepdims=True)) * x).sum(axis=1) / (x * x).sum()
     slopes = slopes[ok]
     if slopes.size == 0:
         return math.nan, math.nan, 0

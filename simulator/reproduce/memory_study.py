@@ -80,7 +80,10 @@ def following(run) -> float:
     keys, cos = m["retrieved"][rows], m["cosines"][rows]
     have = keys >= 0
     out = np.exp(-(m["outputs"][rows][:, None] - m["outputs"][np.maximum(keys, 0)]) ** 2)
-    return float(np.corrcoef(cos[have], out[have])[0, 1])
+    a, b = cos[have] - cos[have].mean(), out[have] - out[have].mean()
+    # Pearson's r in numpy's own summation order (np.corrcoef goes through BLAS, whose
+    # order, and so the last digits, depend on the CPU)
+    return float((a * b).sum() / np.sqrt((a * a).sum() * (b * b).sum()))
 
 
 def _misled(run) -> float | None:
