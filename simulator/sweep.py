@@ -289,10 +289,10 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
                          "--scheduler")
     tasks = grid.tasks()
     if workers != 0:  # worker processes import the package's registry, nothing else
-        from simulator import engine_fast, kernel_cache, policies
+        from simulator import policies
 
         for name in sorted({t["policy"] for t in tasks}):
-            if not kernel_cache.disk_cached(policies.get(name), engine_fast.HOOKS):
+            if not policies.shipped(name):
                 raise InputError(f"policy '{name}' is defined outside semcache, so Dask "
                                  "workers cannot run it; sweep it with workers=0")
     code = code_id()

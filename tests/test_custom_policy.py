@@ -120,5 +120,11 @@ def test_a_sweep_on_workers_refuses_a_users_policy_and_runs_it_in_process(regist
                 policies=["user_gate"], capacities=[3])
     with pytest.raises(InputError, match="defined outside semcache, so Dask workers"):
         sweep(grid, str(tmp_path / "a"), workers=2)
+    # the package's own hooks under a new name: still unknown to a worker's registry
+    registry["fifo_again"] = dataclasses.replace(fifo.POLICY, name="fifo_again")
+    again = Grid("zipf_paging", params={"steps": [200], "objects": [20]}, seeds=[0],
+                 policies=["fifo_again"], capacities=[3])
+    with pytest.raises(InputError, match="'fifo_again' is defined outside semcache"):
+        sweep(again, str(tmp_path / "c"), workers=2)
     sweep(grid, str(tmp_path / "b"), workers=0)
     assert [row["policy"] for row in load_rows(str(tmp_path / "b"))] == ["user_gate"]

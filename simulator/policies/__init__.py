@@ -19,6 +19,17 @@ from simulator.policies import (add_all, coarse, combined, fixed, history,  # no
 
 REGISTRY.update({p.POLICY.name: p.POLICY for p in (
     fixed, add_all, strict, coarse, periodic, history, combined)})
+_SHIPPED = dict(REGISTRY)  # what every process has after importing the package
+
+
+def shipped(name: str) -> bool:
+    """Whether ``name`` is registered as the package registers it, so that another process
+    (a Dask worker) resolves it to the same policy.
+
+    >>> shipped("fifo")
+    True
+    """
+    return name in _SHIPPED and REGISTRY.get(name) is _SHIPPED[name]
 
 
 def get(name: str):
