@@ -6,8 +6,9 @@ a registered policy's name and raises AssertionError with a readable message (al
 :func:`paging_checks` list ``(name, check)`` pairs over the whole registry, which the test
 suite runs.  The checks hold for any policy: capacity is never exceeded, a seed fixes a
 run, a random policy uses its seed, feedback reaches the gate, no state leaks between
-runs, N counts every change of the cache, arrivals and re-arrivals are honoured, and
-paging runs behave.  Per-policy behaviour (a policy's exact rule) is tested elsewhere.
+runs, N counts every change of the cache, arrivals and re-arrivals are honoured, paging
+runs behave, and a policy's own paging loop (if any) equals its hooks.  Per-policy
+behaviour (a policy's exact rule) is tested elsewhere.
 
 >>> check_policy("fifo")[:3]
 ['check_capacity', 'check_determinism', 'check_seed_matters']
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import policies
+from simulator import engine_fast, policies
 from simulator.policies.base import Context, always_admit
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
@@ -231,6 +232,29 @@ def check_paging(name):
         _require(any(not np.array_equal(runs[0], h) for h in runs[1:]), "paging: seed unused")
 
 
+def check_paging_loop(name):
+    """A policy's own ``paging_loop`` (if any) equals its hook loop, request for request."""
+    pol = policies.REGISTRY[name]
+    own = engine_fast.kernel_for(pol, "paging")
+    hooks = engine_fast.kernel_for(pol, "paging", hooks=True)
+    for seed, objects, alpha in ((0, 60, 0.9), (1, 12, 0.0), (2, 400, 1.2)):
+        tr = zipf_requests(seed, 3000, objects, alpha)
+        n_keys = tr.n_keys
+        for capacity in (1, 2, K, 16):
+            out = []
+            for loop in (own, hooks):
+                ctx = Context(capacity, n_keys, 0, pol.resolve_params(None), seed, 0.0, tr)
+                hit = np.zeros(tr.steps, np.int8)
+                counts = loop(tr.requests, n_keys, capacity, pol.init(ctx), hit)
+                out.append((hit, [int(c) for c in counts]))
+            label = f"paging_loop (Zipf({alpha}), {objects} objects, capacity {capacity})"
+            differ = np.flatnonzero(out[0][0] != out[1][0])
+            _require(differ.size == 0, f"{label}: request {differ[:1].tolist()} is a hit in "
+                     "one of the policy's loop and its hook loop, a miss in the other")
+            _require(out[0][1] == out[1][1], f"{label}: (hits, admissions, evictions) "
+                     f"{out[0][1]}, the hook loop's {out[1][1]}")
+
+
 def flatten(state):
     out = []
     for x in state:
@@ -243,14 +267,19 @@ SEMANTIC_CHECKS = (check_capacity, check_determinism, check_seed_matters, check_
 PAGING_CHECKS = (check_paging,)
 
 
+def _paging_checks_of(pol):
+    if "paging" not in pol.modes:
+        return ()
+    return PAGING_CHECKS + ((check_paging_loop,) if pol.paging_loop is not None else ())
+
+
 def semantic_checks():
     return [(name, c) for name, p in policies.REGISTRY.items() if "semantic" in p.modes
             for c in SEMANTIC_CHECKS]
 
 
 def paging_checks():
-    return [(name, c) for name, p in policies.REGISTRY.items() if "paging" in p.modes
-            for c in PAGING_CHECKS]
+    return [(name, c) for name, p in policies.REGISTRY.items() for c in _paging_checks_of(p)]
 
 
 def check_policy(name: str) -> list:
@@ -263,8 +292,7 @@ def check_policy(name: str) -> list:
     hook that writes out of its arrays' bounds can crash the process instead.
     """
     pol = policies.get(name)
-    checks = (SEMANTIC_CHECKS if "semantic" in pol.modes else ()) + \
-        (PAGING_CHECKS if "paging" in pol.modes else ())
+    checks = (SEMANTIC_CHECKS if "semantic" in pol.modes else ()) + _paging_checks_of(pol)
     for check in checks:
         try:
             check(name)

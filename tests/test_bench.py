@@ -4,7 +4,6 @@ Run with ``--benchmark-enable`` to have pytest-benchmark time them; by default (
 ``addopts``) each runs once as a plain test.
 """
 
-import collections
 import importlib.util
 import json
 import pathlib
@@ -57,56 +56,28 @@ def test_cli_prints_each_target_and_whether_it_is_met(capsys, monkeypatch):
     assert [r["meets_target"] for r in rows] == [False, True, False]
 
 
-def _arc_ceiling():
+def _arc_loops():
     root = pathlib.Path(__file__).resolve().parents[1]
-    spec = importlib.util.spec_from_file_location("arc_ceiling", root / "scripts" /
-                                                  "arc_ceiling.py")
+    spec = importlib.util.spec_from_file_location("arc_loops", root / "scripts" /
+                                                  "arc_loops.py")
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     return script
 
 
-@pytest.mark.parametrize("capacity, objects, alpha", [(1, 5, 0.0), (2, 7, 0.5), (3, 40, 0.9),
-                                                      (50, 400, 1.2)])
-def test_inlined_arc_of_the_ceiling_script_is_arc(capacity, objects, alpha):
-    script = _arc_ceiling()
-    req = zipf_requests(3_000, objects, alpha, seed=capacity)
-    want = run(PagingTrace.from_requests(req), "arc", capacity=capacity).summary()["hits"]
-    assert script.inlined_arc(req, objects, capacity, True) == want
-
-
-def _two_lists_without_ghosts(req, capacity):
-    """The ceiling script's "no ghosts" loop in plain Python: T1 and T2 in LRU order, a hit
-    moves to the front of T2, a miss evicts the LRU of T1 (of T2 if T1 is empty) and enters
-    T1 (ARC with B1 and B2 always empty, so p stays 0)."""
-    t1, t2, hits = collections.OrderedDict(), collections.OrderedDict(), 0
-    for key in req.tolist():
-        if key in t1 or key in t2:
-            hits += 1
-            t1.pop(key, None)
-            t2.pop(key, None)
-            t2[key] = True
-            continue
-        if len(t1) + len(t2) == capacity:
-            (t1 if t1 else t2).popitem(last=False)
-        t1[key] = True
-    return hits
-
-
-@pytest.mark.parametrize("capacity, objects, alpha", [(1, 5, 0.0), (3, 40, 0.9),
-                                                      (50, 400, 1.2)])
-def test_no_ghost_loop_of_the_ceiling_script_is_arc_without_ghosts(capacity, objects, alpha):
-    req = zipf_requests(3_000, objects, alpha, seed=capacity)
-    assert _arc_ceiling().inlined_arc(req, objects, capacity, False) == \
-        _two_lists_without_ghosts(req, capacity)
-
-
-def test_arc_ceiling_script_prints_every_row(capsys):
-    script = _arc_ceiling()
+def test_arc_loops_script_prints_every_row(capsys):
+    script = _arc_loops()
     assert script.main(["--steps", "20000", "--objects", "2000", "--capacity", "100",
                         "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert [r["name"] for r in doc["rows"]] == ["engine", "inlined", "no ghosts",
-                                                "libCacheSim"]
-    assert len({r["hits"] for r in doc["rows"] if r["name"] != "no ghosts"}) == 1
+    assert [r["name"] for r in doc["rows"]] == ["own loop", "hook loop", "libCacheSim"]
+    assert len({r["hits"] for r in doc["rows"]}) == 1
     assert doc["rows"][-1]["ratio_to_libcachesim"] == 1.0
+    assert doc["needed_for_5x_ns"] == doc["rows"][-1]["ns_per_request"] / 5
+
+
+def test_arc_loops_script_text_output(capsys):
+    assert _arc_loops().main(["--steps", "3000", "--objects", "300", "--capacity", "20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines[:3]] == ["own", "hook", "libCacheSim"]
+    assert lines[-1].startswith("5x libCacheSim needs ")

@@ -28,6 +28,13 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     the arriving item is already cached (``item_keys``); nothing is admitted.
 ``delete(state, t, cache) -> slot``
     after the decision, a slot to delete without admitting, or -1 (deletion strategies).
+
+A policy may also give ``paging_loop(requests, n_keys, capacity, state, out_hit) ->
+(hits, admissions, evictions)``, a compiled whole-trace paging run that fills ``out_hit``
+exactly as the engine's hook loop would; the fast engine then runs paging traces through
+it (the SimPy engine always uses the hooks).  It exists for speed alone, where a layout
+that cannot be split into hooks is much faster (ARC: :mod:`simulator.policies.arc_paging`),
+and :func:`simulator.policy_checks.check_policy` holds it equal to the hooks.
 """
 
 from __future__ import annotations
@@ -118,6 +125,7 @@ class Policy:
     unbounded: bool = False
     modes: tuple = ("semantic", "paging")
     check_params: Callable | None = None
+    paging_loop: Callable | None = None
 
     def resolve_params(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown keys or bad values raise InputError."""
