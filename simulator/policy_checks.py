@@ -232,27 +232,31 @@ def check_paging(name):
         _require(any(not np.array_equal(runs[0], h) for h in runs[1:]), "paging: seed unused")
 
 
+def paging_loop_result(pol, trace, capacity, hooks, seed=0):
+    """``(hit, [hits, admissions, evictions])`` of a paging run of policy ``pol`` through
+    its own ``paging_loop`` or, with ``hooks``, through the engine's hook loop."""
+    n_keys = max(trace.n_keys, 1)
+    ctx = Context(capacity, n_keys, 0, pol.resolve_params(None), seed, 0.0, trace)
+    hit = np.zeros(trace.steps, np.int8)
+    loop = engine_fast.kernel_for(pol, "paging", hooks=hooks)
+    counts = loop(trace.requests, n_keys, capacity, pol.init(ctx), hit)
+    return hit, [int(c) for c in counts]
+
+
 def check_paging_loop(name):
     """A policy's own ``paging_loop`` (if any) equals its hook loop, request for request."""
     pol = policies.REGISTRY[name]
-    own = engine_fast.kernel_for(pol, "paging")
-    hooks = engine_fast.kernel_for(pol, "paging", hooks=True)
     for seed, objects, alpha in ((0, 60, 0.9), (1, 12, 0.0), (2, 400, 1.2)):
         tr = zipf_requests(seed, 3000, objects, alpha)
-        n_keys = tr.n_keys
         for capacity in (1, 2, K, 16):
-            out = []
-            for loop in (own, hooks):
-                ctx = Context(capacity, n_keys, 0, pol.resolve_params(None), seed, 0.0, tr)
-                hit = np.zeros(tr.steps, np.int8)
-                counts = loop(tr.requests, n_keys, capacity, pol.init(ctx), hit)
-                out.append((hit, [int(c) for c in counts]))
+            (own_hit, own), (hook_hit, hook) = (
+                paging_loop_result(pol, tr, capacity, hooks, seed) for hooks in (False, True))
             label = f"paging_loop (Zipf({alpha}), {objects} objects, capacity {capacity})"
-            differ = np.flatnonzero(out[0][0] != out[1][0])
+            differ = np.flatnonzero(own_hit != hook_hit)
             _require(differ.size == 0, f"{label}: request {differ[:1].tolist()} is a hit in "
                      "one of the policy's loop and its hook loop, a miss in the other")
-            _require(out[0][1] == out[1][1], f"{label}: (hits, admissions, evictions) "
-                     f"{out[0][1]}, the hook loop's {out[1][1]}")
+            _require(own == hook, f"{label}: (hits, admissions, evictions) {own}, the hook "
+                     f"loop's {hook}")
 
 
 def flatten(state):

@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 from simulator import engine_fast, policies
 from simulator.config import njit
 from simulator.policies import arc_paging
-from simulator.policies.base import Context
-from simulator.policy_checks import check_policy
+from simulator.policy_checks import check_policy, paging_loop_result
 from simulator.runner import run
 from simulator.trace import PagingTrace
 from test_engine_vs_naive import PINNED_PAGING
@@ -25,21 +24,15 @@ ARC = policies.get("arc")
 
 
 def hook_loop(requests, capacity):
-    n_keys = int(requests.max()) + 1
-    ctx = Context(capacity, n_keys, 0, ARC.resolve_params(None), 0)
-    hit = np.zeros(len(requests), np.int8)
-    kernel = engine_fast.kernel_for(ARC, "paging", hooks=True)
-    counts = kernel(requests, n_keys, capacity, ARC.init(ctx), hit)
-    return hit.tolist(), [int(c) for c in counts]
+    hit, counts = paging_loop_result(ARC, PagingTrace.from_requests(requests), capacity, True)
+    return hit.tolist(), counts
 
 
 def own_loops(requests, capacity):
     """The own loop through the engine, and its core with each width of ``where``."""
     n_keys = int(requests.max()) + 1
-    out = []
-    hit = np.zeros(len(requests), np.int8)
-    counts = engine_fast.kernel_for(ARC, "paging")(requests, n_keys, capacity, None, hit)
-    out.append((hit.tolist(), [int(c) for c in counts]))
+    hit, counts = paging_loop_result(ARC, PagingTrace.from_requests(requests), capacity, False)
+    out = [(hit.tolist(), counts)]
     for dtype in (np.int32, np.int64):
         hit = np.full(len(requests), 7, np.int8)  # every entry must be written
         counts = arc_paging.rings(requests, capacity, np.zeros(n_keys, dtype), hit)
