@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import numpy as np
 import pytest
@@ -16,11 +17,12 @@ import scipy.sparse as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from naive_model import similarity
 from naive_opt import brute_opt
 from simulator.cli import main
 from simulator.trace import Trace
 from test_opt import POLICIES, _random_trace, _soft_topk_case, tiny
-from theory import opt_beam, opt_bounds
+from theory import opt_beam, opt_bounds, opt_model
 from theory.opt import opt
 from theory.opt_lp import LinearProgram, arrival_lp, certify, dual_value, solve, topic_lp
 from theory.opt_model import build_model, replay
@@ -103,6 +105,21 @@ def _similarity_case():
     """k = 1 < K = 2, similarity: a closer irrelevant item changes nothing, a farther one can."""
     tr, K, k, lam, _ = _soft_topk_case()
     return tr, K, k, lam, "similarity"
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_trivial_similarity_bound_uses_the_engines_cosines(seed):
+    """q̄_t is the largest earlier cosine in float32, index order (the engine's value, so
+    the bound needs no error margin and does not depend on the CPU's BLAS)."""
+    tr = _random_trace(seed)
+    best = opt_model.best_earlier_cosine(tr)
+    want = [max((similarity(tr.queries[t], tr.items[i]) for i in range(t)), default=-np.inf)
+            for t in range(tr.steps)]
+    assert best.tolist() == want
+    w = np.where(tr.scored, tr.weights, 0.0)
+    total = math.fsum(w[t] * (1.0 - min(max(want[t], 0.0), 1.0)) for t in range(tr.steps))
+    bound = opt_bounds.trivial_bound(tr, 3, 1, "similarity")
+    assert total - 1e-12 * total <= bound <= total
 
 
 @settings(max_examples=100)

@@ -19,8 +19,8 @@ solver's primal value; the largest of those that apply within their limits is re
 ``trivial``
     Forced losses, always computed: quality_t is at most 1 if some earlier arrival is
     relevant (``hit``), min(n_t, K, k)/k with n_t the relevant keys arrived (``precision``),
-    or the largest clipped cosine of an earlier arrival plus the float32 error bound of
-    the engine's dot product (``similarity``, T <= 10 000; beyond, 1).
+    or the largest clipped cosine of an earlier arrival, computed as the engine computes
+    it (``similarity``, T <= 10 000; beyond, 1).
 
 So ``hit`` without evidence always gets ``flow``; ``precision`` and ``similarity`` on long
 traces fall back to ``lp-topics`` or ``trivial``.
@@ -41,7 +41,8 @@ from simulator.kernels import QUALITY_CODES
 from theory import opt_beam, opt_flow
 from theory.opt_lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pairs, certify,
                            solve, topic_lp)
-from theory.opt_model import build_model, effective_weights, replay, schedule_from_sets
+from theory.opt_model import (best_earlier_cosine, build_model, effective_weights, replay,
+                               schedule_from_sets)
 
 FLOW_MAX_T = 10**6
 ARRIVAL_MAX_T = 3_000
@@ -61,14 +62,8 @@ def trivial_bound(trace, capacity: int, top_k: int, quality: str) -> float:
     if quality == "similarity":
         if T > TRIVIAL_SIM_MAX_T:
             return 0.0
-        d = trace.dim
-        slack = 2 * d * 2.0**-24 / (1 - d * 2.0**-24)  # float32 dot error, unit vectors
-        X = trace.items.astype(np.float64)
-        qbar = np.zeros(T)
-        for lo in range(0, T, 512):
-            S = trace.queries[lo:lo + 512].astype(np.float64) @ X.T
-            S[np.arange(S.shape[0])[:, None] + lo <= np.arange(T)[None, :]] = -np.inf
-            qbar[lo:lo + 512] = np.clip(S.max(axis=1, initial=-np.inf) + slack, 0.0, 1.0)
+        # the engine's own float32 cosines, so no error margin and the same on every CPU
+        qbar = np.clip(best_earlier_cosine(trace).astype(np.float64), 0.0, 1.0)
     else:
         by_topic: dict = {}
         arrived: set = set()

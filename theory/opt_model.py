@@ -23,7 +23,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES, dot, quality_of
+from simulator.kernels import QUALITY_CODES, dot, quality_of, similarities
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +53,26 @@ def _sim_matrix(queries, items, out):
     for t in range(queries.shape[0]):
         for i in range(t):
             out[t, i] = dot(queries[t], items[i])
+
+
+@njit
+def _best_earlier(queries, items_t, out):
+    sims = np.empty(items_t.shape[1], np.float32)
+    for t in range(queries.shape[0]):
+        similarities(queries[t], items_t, t, sims)
+        best = np.float32(-np.inf)
+        for i in range(t):
+            best = max(best, sims[i])
+        out[t] = best
+
+
+def best_earlier_cosine(trace) -> np.ndarray:
+    """``out[t]``: the largest float32 cosine of query t and an arrival i < t (``-inf`` at
+    t = 0), the engine's similarity bit for bit (``sim[t].max()`` of the dense model, in
+    O(T) memory; about T²·d/2 products)."""
+    out = np.empty(trace.steps, np.float32)
+    _best_earlier(trace.queries, np.ascontiguousarray(trace.items.T), out)
+    return out
 
 
 def relevance_matrix(trace) -> np.ndarray:
