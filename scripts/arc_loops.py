@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from simulator import engine_fast, policies
-from simulator.bench import libcachesim_run, write_oracle_general
+from simulator.experiments.bench import libcachesim_run, write_oracle_general
 from simulator.policies.base import Context
 from simulator.runner import run
 from simulator.trace import PagingTrace

@@ -28,7 +28,6 @@ from simulator import engine_fast, policies
 from simulator.policies.base import Context, always_admit
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
-from workloads import zipf_paging
 
 THOMPSON = {"delta", "beta_step", "gamma", "novelty_scale", "reward"}
 REF_THOMPSON = {"prior_alpha", "prior_beta", "decay_every", "decay_amount", "novelty_bonus"}
@@ -73,7 +72,11 @@ def semantic_traces():
 
 
 def zipf_requests(seed=0, T=3000, n=60, alpha=0.9):
-    return PagingTrace.from_requests(zipf_paging.zipf_requests(T, n, alpha, seed))
+    """``T`` requests over ``n`` objects, object i with probability ∝ 1/(i+1)^alpha
+    (the independent-reference model of the ``zipf_paging`` workload)."""
+    weights = 1.0 / np.arange(1, n + 1, dtype=np.float64) ** alpha
+    ids = np.random.default_rng(seed).choice(n, size=T, p=weights / weights.sum())
+    return PagingTrace.from_requests(ids.astype(np.int64))
 
 
 def results_equal(a, b, arrays=ARRAYS):

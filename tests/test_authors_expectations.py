@@ -3,8 +3,8 @@ each verdict follows the numbers, both ways, and a short grid is ``not measured`
 
 import pytest
 
-from simulator.reproduce import authors_expectations as ae
-from simulator.reproduce.base import cell
+from simulator.experiments.reproduce import authors_expectations as ae
+from simulator.experiments.reproduce.base import cell
 
 
 def cells_of(table, source="generator", seeds=(0, 1)):

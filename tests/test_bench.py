@@ -10,7 +10,7 @@ import pathlib
 
 import pytest
 
-from simulator import bench
+from simulator.experiments import bench
 from simulator.runner import run
 from simulator.trace import PagingTrace
 from workloads.zipf_paging import zipf_requests

@@ -166,7 +166,7 @@ def test_readme_claims_section_is_generated_for_every_claim():
     import pathlib
     import re
 
-    from simulator.cli_claims import BEGIN, END, REGENERATE
+    from simulator.cli.claims import BEGIN, END, REGENERATE
 
     text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     section = text[text.index(BEGIN):text.index(END)]
@@ -184,7 +184,7 @@ def test_quick_verdicts_agree_with_the_full_run_in_the_readme(quick_run):
     import pathlib
     import re
 
-    from simulator.cli_claims import BEGIN, END
+    from simulator.cli.claims import BEGIN, END
 
     text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     section = text[text.index(BEGIN):text.index(END)]
@@ -195,7 +195,7 @@ def test_quick_verdicts_agree_with_the_full_run_in_the_readme(quick_run):
 
 def test_printed_verdicts_show_instances_and_corrections(quick_run, capsys):
     # the human-readable output of `semcache claims` (without --json or --markdown)
-    from simulator.cli_claims import print_result
+    from simulator.cli.claims import print_result
 
     results, _ = quick_run
     for r in results:

@@ -6,7 +6,6 @@ import pathlib
 import subprocess
 import sys
 import time
-import types
 
 import pytest
 
@@ -242,10 +241,9 @@ def test_bench_prints_rows_from_simulator_bench(capsys, monkeypatch):
         calls.append(quick)
         return rows
 
-    fake = types.ModuleType("simulator.bench")
-    fake.run_all = run_all
-    monkeypatch.setitem(sys.modules, "simulator.bench", fake)
-    monkeypatch.setattr(simulator, "bench", fake, raising=False)
+    from simulator.experiments import bench
+
+    monkeypatch.setattr(bench, "run_all", run_all)
     assert _json(capsys, ["bench", "--quick"]) == {"benchmarks": rows}
     text = _run(capsys, ["bench"])
     assert "lru/zipf" in text and "2.00" in text and "5x missed" in text

@@ -112,8 +112,8 @@ def test_an_edited_hook_runs_its_new_code_in_the_next_process(tmp_path):
 def test_a_sweep_on_workers_refuses_a_users_policy_and_runs_it_in_process(registry,
                                                                           tmp_path):
     from simulator.errors import InputError
-    from simulator.sweep import Grid, sweep
-    from simulator.sweep_store import load_rows
+    from simulator.experiments.sweep import Grid, sweep
+    from simulator.experiments.sweep_store import load_rows
 
     registry["user_gate"] = _gated(_every_other)
     grid = Grid("zipf_paging", params={"steps": [200], "objects": [20]}, seeds=[0],

@@ -5,7 +5,7 @@ import statistics
 
 import pytest
 
-from simulator import delay_study
+from simulator.experiments import delay_study
 from simulator.cli import main
 
 QUICK = ["delay-study", "--quick", "--policy", "fifo,solar_a,solar", "--param", "dim=32"]

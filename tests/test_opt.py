@@ -211,9 +211,10 @@ def test_refusals_are_input_errors():
 
 
 def _opt_cli(argv, capsys):
-    from simulator import cli, cli_opt
+    from simulator.cli import commands as cli_main
+    from simulator.cli import opt as cli_opt
 
-    parser = cli._Parser(prog="semcache")
+    parser = cli_main._Parser(prog="semcache")
     cli_opt.add_parser(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     code = args.func(args)

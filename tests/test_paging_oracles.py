@@ -14,7 +14,7 @@ which the two rules part.
 import numpy as np
 import pytest
 
-from simulator.bench import write_oracle_general  # ids shifted by one (0 is not valid)
+from simulator.experiments.bench import write_oracle_general  # ids shifted by one (0 is not valid)
 from simulator.runner import run
 from simulator.trace import PagingTrace
 from workloads.zipf_paging import zipf_requests as zipf

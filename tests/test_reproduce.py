@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from simulator.cli import main
-from simulator.reproduce import REGISTRY, get, reproduce
+from simulator.experiments.reproduce import REGISTRY, get, reproduce
 
 # Experiments whose data and extras are here (locomo needs the LoCoMo data and the model).
 HERE = [name for name, exp in REGISTRY.items() if exp.available()]
@@ -101,8 +101,8 @@ def test_bad_input(argv, message, capsys):
 
 
 def test_all_skips_an_experiment_that_cannot_run_here(tmp_path, capsys, monkeypatch):
-    import simulator.reproduce as repro
-    from simulator.reproduce.base import Experiment, cell
+    import simulator.experiments.reproduce as repro
+    from simulator.experiments.reproduce.base import Experiment, cell
 
     def measure(quick, seeds):
         return [cell("fifo", "K=1", s, 0.5) for s in seeds], []
@@ -121,7 +121,7 @@ def test_all_skips_an_experiment_that_cannot_run_here(tmp_path, capsys, monkeypa
 def test_printed_table_shows_rows_findings_and_files(quick_docs, name, capsys, monkeypatch):
     # the human-readable output of `semcache reproduce NAME` (without --json), on a
     # terminal wide enough that rich wraps no cell
-    from simulator.cli_reproduce import _print
+    from simulator.cli.reproduce import _print
 
     monkeypatch.setenv("COLUMNS", "240")
     doc, files = quick_docs[name]

@@ -11,10 +11,11 @@ import time
 
 import pytest
 
-from simulator import runner, sweep as sw, sweep_cluster
+from simulator import runner
+from simulator.experiments import sweep as sw, sweep_cluster
 from simulator.cli import main
-from simulator.sweep import Grid, sweep
-from simulator.sweep_store import load_results, load_rows
+from simulator.experiments.sweep import Grid, sweep
+from simulator.experiments.sweep_store import load_results, load_rows
 
 SMALL = Grid("clusters", params={"steps": [200], "topics": [4, 8]}, seeds=[0, 1, 2],
              policies=["fifo", "lru", "solar", "unlimited"], capacities=[5, 10],
@@ -128,7 +129,7 @@ TINY = Grid("clusters", params={"steps": [50]}, seeds=[0], policies=["fifo"], ca
 
 
 def test_rows_carry_the_code_that_ran_them(tmp_path):
-    from simulator.code_id import code_id
+    from simulator.experiments.code_id import code_id
 
     out = str(tmp_path / "store")
     sweep(TINY, out, workers=0)
@@ -139,7 +140,7 @@ def test_rows_carry_the_code_that_ran_them(tmp_path):
                                            (None, "code none recorded")])
 def test_resume_refuses_a_store_begun_by_another_version(tmp_path, stored, shown):
     from simulator.errors import InputError
-    from simulator.sweep_store import write_part
+    from simulator.experiments.sweep_store import write_part
 
     out = str(tmp_path / "store")
     os.mkdir(out)

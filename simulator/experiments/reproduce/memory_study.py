@@ -23,14 +23,14 @@ Experiments (rows are prefixed E1 … E5; values are success rates unless named 
    combined, and a capacity sweep of combined against FIFO (and SOLAR, full run).
 
 The findings and their verdicts (paired per-seed differences, 95% t intervals) are in
-:mod:`simulator.reproduce.memory_findings`; the PNG has one panel per experiment.
+:mod:`simulator.experiments.reproduce.memory_findings`; the PNG has one panel per experiment.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from simulator.reproduce.base import Experiment, cell
+from simulator.experiments.reproduce.base import Experiment, cell
 
 NAME = "memory-study"
 FULL = {"tasks": 2000, "replicates": 5, "capacities": (100, 200, 400, 800),
@@ -206,13 +206,13 @@ def _measure(quick: bool, seeds: list):
 
 
 def _findings(cells):
-    from simulator.reproduce.memory_findings import findings
+    from simulator.experiments.reproduce.memory_findings import findings
 
     return findings(cells)
 
 
 def _plot(exp, doc, cells, path):
-    from simulator.reproduce.memory_findings import plot
+    from simulator.experiments.reproduce.memory_findings import plot
 
     plot(exp, doc, cells, path)
 

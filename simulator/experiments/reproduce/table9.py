@@ -8,8 +8,8 @@ in ``notes``.  Also on the authors' working-set traces (source ``authors``).
 
 import numpy as np
 
-from simulator.reproduce import authors_expectations
-from simulator.reproduce.base import (AUTHOR_SEEDS, Experiment, authors_trace, cell,
+from simulator.experiments.reproduce import authors_expectations
+from simulator.experiments.reproduce.base import (AUTHOR_SEEDS, Experiment, authors_trace, cell,
                                       ref_policies, run_policies)
 
 CAPACITIES = (5, 10, 15, 20, 30, 50, 75, 100, 150, 200)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.reproduce.base import PAPER_POLICIES, Experiment, cell, ref_policies
+from simulator.experiments.reproduce.base import PAPER_POLICIES, Experiment, cell, ref_policies
 
 CAPACITIES = (10, 20, 50, 100)
 MOD_RATE = ("solar", "solar_a")

@@ -10,7 +10,7 @@ instances are saved under ``--out`` (default ``claims-out``).
 
 from __future__ import annotations
 
-from simulator import cli_output as out
+from simulator.cli import output as out
 from simulator.errors import InputError
 
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"

@@ -7,8 +7,8 @@ phase and overall; rows: every policy, for each trace source.
 
 import numpy as np
 
-from simulator.reproduce import authors_expectations
-from simulator.reproduce.base import (AUTHOR_SEEDS, PAPER_POLICIES, Experiment,
+from simulator.experiments.reproduce import authors_expectations
+from simulator.experiments.reproduce.base import (AUTHOR_SEEDS, PAPER_POLICIES, Experiment,
                                       authors_trace, cell, ref_policies)
 
 K = 20

@@ -80,7 +80,7 @@ def open_store(path: str, resume: bool, option: str = "--out", code: str | None 
 
     A missing directory is created (its parent must exist).  Without ``resume`` the store
     must be new or empty; with it, temporary files left by a killed writer are removed,
-    and, given ``code`` (:func:`simulator.code_id.code_id`), every stored row must carry
+    and, given ``code`` (:func:`simulator.experiments.code_id.code_id`), every stored row must carry
     that code: a store is only ever continued by the version of semcache that began it.
     """
     if not os.path.exists(path):

@@ -8,8 +8,8 @@ Expected from the model: FIFO, LRU and ARC hit exactly 0 whenever m > K (they al
 hold the K topics before the current one).
 """
 
-from simulator.reproduce import authors_expectations
-from simulator.reproduce.base import (AUTHOR_SEEDS, PAPER_POLICIES, Experiment,
+from simulator.experiments.reproduce import authors_expectations
+from simulator.experiments.reproduce.base import (AUTHOR_SEEDS, PAPER_POLICIES, Experiment,
                                       authors_trace, ref_policies, run_policies)
 
 K = 10

@@ -2,11 +2,11 @@
 
 The grid is workload parameter values × seeds × policies × capacities × top_k ×
 switch_cost × quality.  Each grid point is one run of :func:`simulator.runner.run` and one
-row of the store (:mod:`simulator.sweep_store`): the run record of ``summary()`` (its
+row of the store (:mod:`simulator.experiments.sweep_store`): the run record of ``summary()`` (its
 ``params``, the policy's parameters, as JSON text), plus ``workload``, one
 ``param.<name>`` column per workload parameter, ``task_id``, a hash of the run's
 canonical configuration, and ``code``, the version of semcache that ran it
-(:func:`~simulator.code_id.code_id`; a store is only resumed by that version).  Because
+(:func:`~simulator.experiments.code_id.code_id`; a store is only resumed by that version).  Because
 the id names one run, a resumed sweep skips exactly the runs already stored, even when
 the grid has grown since (say, one more capacity).
 
@@ -21,7 +21,7 @@ Compilation.  Workers load the compiled loops from numba's on-disk cache (they i
 every kernel the sweep needs (:func:`compile_kernels`), so after a source change the
 workers do not all compile the same code at once; the seconds of each worker's first
 chunk are reported as ``first_chunk_s``.  The cluster itself and Ctrl-C handling live in
-:mod:`simulator.sweep_cluster`.
+:mod:`simulator.experiments.sweep_cluster`.
 
 Examples
 --------
@@ -50,8 +50,9 @@ import sys
 import time
 
 from simulator import policies as registry
-from simulator import runner, sweep_cluster, sweep_store
-from simulator.code_id import code_id
+from simulator import runner
+from simulator.experiments import sweep_cluster, sweep_store
+from simulator.experiments.code_id import code_id
 from simulator.errors import InputError
 
 ENGINE = "fast"  # sweeps run the compiled loop; part of every task id

@@ -10,16 +10,13 @@ otherwise and says so).
 """
 
 from simulator.errors import InputError
-from simulator.reproduce import ablation, drift_table, table8, table9, table10, table11
-from simulator.reproduce import memory_study
+from simulator.experiments.reproduce import (ablation, drift_table, locomo, memory_study, table8,
+                                             table9, table10, table11)
 
-REGISTRY = {m.EXPERIMENT.name: m.EXPERIMENT
-            for m in (table8, table9, table10, table11, drift_table, ablation)}
-REGISTRY[memory_study.EXPERIMENT.name] = memory_study.EXPERIMENT  # issue 6
-
-from simulator.reproduce import locomo  # noqa: E402  (issue 7: real conversations)
-
-REGISTRY[locomo.EXPERIMENT.name] = locomo.EXPERIMENT
+REGISTRY = {m.EXPERIMENT.name: m.EXPERIMENT for m in (
+    table8, table9, table10, table11, drift_table, ablation,  # the SOLAR paper's synthetic tables
+    memory_study,  # the memory-management study (Xiong et al.)
+    locomo)}  # real conversations: the SOLAR paper's Table 4 layout
 FIGURES = {"fig3": "table8", "fig4": "table9", "fig5": "table10"}
 NAMES = tuple(REGISTRY) + tuple(FIGURES) + ("all",)
 
@@ -34,7 +31,7 @@ def get(name: str):
 
 def reproduce(name: str, quick: bool = False, seeds=(0, 1, 2), out_dir: str = "reproduce-out"):
     """Run one experiment; returns (table document, written paths)."""
-    from simulator.reproduce.base import outputs, table
+    from simulator.experiments.reproduce.base import outputs, table
 
     exp = get(name)
     seeds = [int(s) for s in seeds]

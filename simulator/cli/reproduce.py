@@ -10,7 +10,7 @@ and a ``≠`` flag where they differ by more than two standard errors) and write
 ``all``: ``{"tables": [...]}``).  Some also have ``"findings": [{"id", "finding", "verdict",
 "measured"}]``, printed after the table: ``memory-study`` (issue 6; verdict ``reproduced``,
 ``not reproduced`` or ``inconclusive``) and ``table8``, ``table9``, ``table10``, ``drift``
-(the authors' own expectations, :mod:`simulator.reproduce.authors_expectations`; verdict
+(the authors' own expectations, :mod:`simulator.experiments.reproduce.authors_expectations`; verdict
 ``met``, ``not met`` or ``not measured``).
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from simulator import cli_output as out
+from simulator.cli import output as out
 from simulator.errors import InputError
 
 
@@ -97,7 +97,7 @@ def _print_tail(doc: dict, files: dict, paper_note: bool = True) -> None:
 
 
 def cmd_reproduce(args) -> int:
-    from simulator.reproduce import REGISTRY, get, reproduce
+    from simulator.experiments.reproduce import REGISTRY, get, reproduce
 
     seeds = _seeds(args.seeds)
     names = list(REGISTRY) if args.name == "all" else [get(args.name).name]
@@ -121,7 +121,7 @@ def cmd_reproduce(args) -> int:
 
 def add_parser(sub) -> None:
     """Register ``semcache reproduce`` on the subcommand set ``sub``."""
-    from simulator.reproduce import NAMES
+    from simulator.experiments.reproduce import NAMES
 
     p = sub.add_parser("reproduce", help="reproduce one of the SOLAR paper's experiments",
                        description="Reproduce a table or figure of the SOLAR paper: table, "

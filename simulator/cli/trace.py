@@ -8,7 +8,7 @@ written atomically; ``--json`` prints ``{"written", "source", "steps", "dim", "i
 
 from __future__ import annotations
 
-from simulator import cli_output as out
+from simulator.cli import output as out
 
 
 def cmd_import_solar(args) -> int:

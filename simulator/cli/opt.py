@@ -11,21 +11,21 @@ bounds (:mod:`theory.opt_bounds`); ``--method bounds`` asks for them directly.
 
 from __future__ import annotations
 
-from simulator import cli_args
-from simulator import cli_output as out
+from simulator.cli import args as cli_args
+from simulator.cli import output as out
+from simulator.cli.sources import source
 
 
 def cmd_opt(args) -> int:
-    from simulator.cli import _check_seed, _source  # shared with `semcache run`
     from simulator.runner import check_options
     from theory.opt import opt
 
     check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
-    _check_seed(args.seed)
-    trace, source = _source(args)
+    cli_args.check_seed(args.seed)
+    trace, record = source(args)
     result = opt(trace, args.capacity, args.top_k, args.switch_cost, args.quality,
                  method=args.method)
-    doc = {"workload": source, **result.to_dict()}
+    doc = {"workload": record, **result.to_dict()}
     if args.json:
         out.emit_json(doc)
         return 0

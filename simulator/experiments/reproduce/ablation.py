@@ -6,7 +6,7 @@ On ``working_set`` (15 topics Ã— 10 items, 500 queries) at tight capacities K âˆ
 objective as well as in hit rate.  FIFO is the baseline.
 """
 
-from simulator.reproduce.base import Experiment, cell, ref_policies
+from simulator.experiments.reproduce.base import Experiment, cell, ref_policies
 
 POLICIES = ("fifo", "solar_e", "solar_a", "solar")
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from simulator import cli_output as out
+from simulator.cli import output as out
+from simulator.cli.args import pairs
 from simulator.errors import InputError
 
 
@@ -64,12 +65,11 @@ def seeds(text: str) -> list:
 
 
 def grid_from(args):
-    """The :class:`simulator.sweep.Grid` of the parsed options."""
-    from simulator.cli import _pairs  # KEY=VALUE parsing shared with `semcache run`
-    from simulator.sweep import Grid
+    """The :class:`simulator.experiments.sweep.Grid` of the parsed options."""
+    from simulator.experiments.sweep import Grid
 
     params = {key: _split(f"--param {key}", value) if value else []
-              for key, value in _pairs("--param", args.param).items()}
+              for key, value in pairs("--param", args.param).items()}
     return Grid(
         workload=args.workload, params=params, seeds=seeds(args.seeds),
         policies=None if args.policy is None else _split("--policy", args.policy),
@@ -77,11 +77,11 @@ def grid_from(args):
         top_ks=_numbers("--top-k", args.top_k, int),
         switch_costs=_numbers("--switch-cost", args.switch_cost, float),
         qualities=_split("--quality", args.quality),
-        policy_params=_pairs("--policy-param", args.policy_param))
+        policy_params=pairs("--policy-param", args.policy_param))
 
 
 def cmd_sweep(args) -> int:
-    from simulator.sweep import sweep
+    from simulator.experiments.sweep import sweep
 
     result = sweep(grid_from(args), args.out, resume=args.resume, workers=args.workers,
                    scheduler=args.scheduler, progress=None)

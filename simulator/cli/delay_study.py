@@ -1,39 +1,17 @@
-"""``semcache delay-study`` and the SimPy engine's flags of ``semcache run``.
+"""``semcache delay-study``: hit rate as feedback is delayed or lost (SimPy engine).
 
-``semcache run`` gets ``--latency``, ``--feedback-delay``, ``--feedback-loss`` and
-``--sessions`` from :func:`add_engine_flags`; any of them other than its default needs
-``--engine simpy``.  ``semcache delay-study`` runs :func:`simulator.delay_study.study` and
-prints a table (or, with ``--json``, its document), and ``--plot FILE`` writes the PNG.
+Runs :func:`simulator.experiments.delay_study.study` and prints a table (or, with
+``--json``, its document); ``--plot FILE`` writes the PNG.
 """
 
 from __future__ import annotations
 
 import sys
 
-from simulator import cli_args
-from simulator import cli_output as out
-from simulator import delay_study
-from simulator.engine_simpy import FLAGS, OPTIONS
+from simulator.cli import args as cli_args
+from simulator.cli import output as out
 from simulator.errors import InputError
-
-_HELP = {"latency": "time from a query to the agent's response, in steps (simpy engine)",
-         "feedback_delay": "time from the response to its feedback, in steps (simpy engine)",
-         "feedback_loss": "probability that a step's feedback never arrives (simpy engine)",
-         "sessions": "sessions sharing the cache; session j serves steps j, j+S, … "
-                     "(simpy engine)"}
-
-
-def add_engine_flags(parser) -> None:
-    """Add the SimPy engine options to ``parser`` (each defaults to "not given")."""
-    for name, flag in FLAGS.items():
-        kind = int if name == "sessions" else float
-        parser.add_argument(flag, dest=name, type=kind, default=None, metavar="N" if kind is int
-                            else "X", help=f"{_HELP[name]}; default {OPTIONS[name]:g}")
-
-
-def engine_options(args) -> dict:
-    """The engine options given on the command line (for ``runner.run(engine_options=)``)."""
-    return {name: getattr(args, name) for name in FLAGS if getattr(args, name) is not None}
+from simulator.experiments import delay_study
 
 
 def _numbers(flag: str, text: str) -> tuple:
@@ -49,8 +27,6 @@ def _numbers(flag: str, text: str) -> tuple:
 
 
 def cmd_delay_study(args) -> int:
-    from simulator.cli import _pairs  # the run command's KEY=VALUE parser
-
     if args.plot is not None:
         out.check_writable(args.plot, "--plot")
     names = None
@@ -60,7 +36,7 @@ def cmd_delay_study(args) -> int:
             raise InputError(f"--policy has an empty name in {args.policy!r}; give names "
                              "like fifo,solar")
     doc = delay_study.study(
-        workload=args.workload, params=_pairs("--param", args.param), policies=names,
+        workload=args.workload, params=cli_args.pairs("--param", args.param), policies=names,
         delays=_numbers("--delays", args.delays), losses=_numbers("--losses", args.losses),
         seeds=args.seeds, first_seed=args.seed, capacity=args.capacity, top_k=args.top_k,
         switch_cost=args.switch_cost, quality=args.quality,

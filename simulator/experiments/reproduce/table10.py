@@ -8,8 +8,8 @@ query, ``relevant=3``, rows marked "code rule"); with the SPEC's topic relevance
 description, rows without mark) a larger pool only adds relevant items.
 """
 
-from simulator.reproduce import authors_expectations
-from simulator.reproduce.base import Experiment, cell
+from simulator.experiments.reproduce import authors_expectations
+from simulator.experiments.reproduce.base import Experiment, cell
 
 POOLS = (50, 100, 200, 500, 1000, 2000, 5000)
 

@@ -1,0 +1,5 @@
+"""``python -m simulator.cli`` is ``semcache``."""
+
+from simulator.cli.commands import main
+
+raise SystemExit(main())

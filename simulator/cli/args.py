@@ -1,0 +1,75 @@
+"""Options and option parsing shared by several ``semcache`` subcommands (SPEC §7)."""
+
+from __future__ import annotations
+
+from simulator.engine_simpy import OPTIONS
+from simulator.errors import InputError
+from simulator.kernels import QUALITY_CODES
+
+# The SimPy engine's options as flags of `semcache run`; each defaults to "not given".
+ENGINE_FLAGS = {"latency": "--latency", "feedback_delay": "--feedback-delay",
+                "feedback_loss": "--feedback-loss", "sessions": "--sessions"}
+_ENGINE_HELP = {
+    "latency": "time from a query to the agent's response, in steps (simpy engine)",
+    "feedback_delay": "time from the response to its feedback, in steps (simpy engine)",
+    "feedback_loss": "probability that a step's feedback never arrives (simpy engine)",
+    "sessions": "sessions sharing the cache; session j serves steps j, j+S, … (simpy engine)"}
+
+
+def add_source(p) -> None:
+    """``--workload NAME`` or ``--trace FILE`` (exactly one), and repeatable ``--param``."""
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--workload", metavar="NAME", help="a registered workload")
+    src.add_argument("--trace", metavar="FILE", help="a trace .npz file (SPEC §6)")
+    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                   help="workload parameter (repeatable)")
+
+
+def add_model(p, capacity: int = 10) -> None:
+    """The model options of SPEC §1: ``--capacity``, ``--top-k``, ``--switch-cost``, ``--quality``."""
+    p.add_argument("--capacity", metavar="K", type=int, default=capacity,
+                   help="cache size K >= 1")
+    p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")
+    p.add_argument("--switch-cost", metavar="λ", type=float, default=0.0,
+                   help="cost λ >= 0 of one cache modification")
+    p.add_argument("--quality", default="hit", metavar="|".join(QUALITY_CODES),
+                   help="per-step quality measure (default: hit)")
+
+
+def add_engine_flags(p) -> None:
+    """The SimPy engine's options (:data:`ENGINE_FLAGS`), each "not given" by default."""
+    for name, flag in ENGINE_FLAGS.items():
+        kind = int if name == "sessions" else float
+        p.add_argument(flag, dest=name, type=kind, default=None,
+                       metavar="N" if kind is int else "X",
+                       help=f"{_ENGINE_HELP[name]}; default {OPTIONS[name]:g}")
+
+
+def engine_options(args) -> dict:
+    """The engine options given on the command line (for ``runner.run(engine_options=)``)."""
+    return {name: getattr(args, name) for name in ENGINE_FLAGS
+            if getattr(args, name) is not None}
+
+
+def pairs(option: str, items: list) -> dict:
+    """``["a=1", "b=x"]`` → ``{"a": "1", "b": "x"}``; values are coerced later.
+
+    >>> pairs("--param", ["steps=10", "topics = 4"])
+    {'steps': '10', 'topics': '4'}
+    """
+    result = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError(f"{option} expects KEY=VALUE, got {item!r}")
+        if key in result:
+            raise InputError(f"{option} gives '{key}' twice")
+        result[key] = value.strip()
+    return result
+
+
+def check_seed(seed: int) -> None:
+    """``--seed`` is an integer >= 0."""
+    if seed < 0:
+        raise InputError(f"--seed must be an integer >= 0, got {seed}")

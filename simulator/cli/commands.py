@@ -1,0 +1,69 @@
+"""The ``semcache`` command line (SPEC §7): one module per subcommand, assembled here.
+
+``semcache run``            one workload or trace file, one or more policies
+``semcache workload list``  the registered workloads and their parameters
+``semcache workload make``  write a workload's trace to an ``.npz`` file
+``semcache workload show``  a workload's parameters and measured statistics of its trace
+``semcache trace``          convert external traces to trace files
+``semcache opt``            the exact offline optimum of a trace (SPEC §4)
+``semcache claims``         a verdict for every claim of the SOLAR paper
+``semcache reproduce``      a table or figure of the SOLAR paper's synthetic experiments
+``semcache sweep``          a grid of runs on Dask, into a resumable Parquet store
+``semcache bench``          measured speed against the reference implementations
+``semcache delay-study``    hit rate as feedback is delayed or lost (SimPy engine)
+
+With ``--json`` a command prints exactly one JSON object on stdout and nothing else.
+Bad input of any kind (an option, a parameter, a trace file) ends the command with exit
+code 2 and one line on stderr, ``semcache: error: ...``; Ctrl-C exits with 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from simulator.cli import (bench, claims, delay_study, opt, reproduce, run, sweep, trace,
+                           workload)
+from simulator.errors import InputError
+
+# in the order of `semcache --help`
+SUBCOMMANDS = (run, workload, bench, delay_study, opt, claims, sweep, reproduce, trace)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error becomes an InputError (one line, exit code 2)."""
+
+    def error(self, message):
+        command = self.prog.removeprefix("semcache").strip()
+        raise InputError(f"{command}: {message}" if command else message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="semcache", description="Semantic-cache simulator (see README.md).")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for command in SUBCOMMANDS:
+        command.add_parser(sub)
+    return parser
+
+
+def _error(message: str) -> int:
+    sys.stderr.write("semcache: error: " + " ".join(str(message).split()) + "\n")
+    return 2
+
+
+def main(argv: list | None = None) -> int:
+    """Run the command line; returns the exit code (0, 2 on bad input, 130 on Ctrl-C)."""
+    try:
+        parser = build_parser()
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help and --version exit through argparse
+            return exc.code if isinstance(exc.code, int) else 0
+        return args.func(args)
+    except InputError as exc:
+        return _error(str(exc))
+    except KeyboardInterrupt:
+        sys.stderr.write("semcache: interrupted\n")
+        return 130
+
+

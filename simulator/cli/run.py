@@ -1,0 +1,118 @@
+"""``semcache run``: one workload or trace file, one or more policies (SPEC §7).
+
+``--seed`` seeds both the workload generator and the policies' random streams; with
+``--trace`` it seeds the policies only.  Setting ``SEMCACHE_REPORT_CACHE=1`` adds
+``compiled_from_cache`` to every run record: whether the compiled loop was loaded from
+numba's on-disk cache rather than compiled in this process.
+"""
+
+from __future__ import annotations
+
+import os
+
+from simulator import engine_fast, policies, runner
+from simulator.cli import args as cli_args
+from simulator.cli import output as out
+from simulator.cli.sources import mode_of, source
+from simulator.errors import InputError
+
+
+def _check_engine(engine: str) -> None:
+    if engine not in runner.ENGINES:
+        raise InputError(f"--engine must be one of: {', '.join(runner.ENGINES)}; "
+                         f"got {engine!r}")
+
+
+def _policy_names(text: str | None, mode: str) -> list:
+    """The ``--policy`` list, or every registered policy defined in ``mode``."""
+    if text is None:
+        return [name for name, pol in policies.REGISTRY.items() if mode in pol.modes]
+    names = [name.strip() for name in text.split(",")]
+    for name in names:
+        if not name:
+            raise InputError(f"--policy has an empty name in {text!r}; give names like fifo,lru")
+        if names.count(name) > 1:
+            raise InputError(f"--policy names '{name}' twice")
+        policies.get(name)
+    return names
+
+
+def _check_policies(names: list, mode: str, params: dict) -> None:
+    """Every selected policy runs in ``mode`` and accepts every ``--policy-param``."""
+    for name in names:
+        pol = policies.get(name)
+        if mode not in pol.modes:
+            raise InputError(f"--policy {name}: not defined in {mode} mode; it runs in: "
+                             + ", ".join(pol.modes))
+        pol.resolve_params(params)
+
+
+def _from_cache(name: str, mode: str, engine: str) -> bool:
+    pol = policies.get(name)
+    kernel = (engine_fast.steps_for(pol, mode) if engine == "simpy"
+              else engine_fast.kernel_for(pol, mode))
+    return sum(kernel.stats.cache_hits.values()) > 0
+
+
+def cmd_run(args) -> int:
+    runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
+    _check_engine(args.engine)
+    engine_options = runner.check_engine(args.engine, cli_args.engine_options(args))
+    cli_args.check_seed(args.seed)
+    if args.out is not None:
+        out.check_writable(args.out)
+    pol_params = cli_args.pairs("--policy-param", args.policy_param)
+    if args.policy is not None:
+        _policy_names(args.policy, "semantic")  # names are checked before any work
+    trace, record = source(args)
+    mode = mode_of(trace)
+    if args.paging and mode != "paging":
+        raise InputError("--paging needs a paging trace (an .npz with a 'requests' array) or "
+                         f"a paging workload; this one is {mode}")
+    names = _policy_names(args.policy, mode)
+    _check_policies(names, mode, pol_params)
+    report_cache = os.environ.get("SEMCACHE_REPORT_CACHE", "") not in ("", "0")
+    runs = []
+    # A workload may suggest parameters (agent: warmup = its initial-memory prefix), given to
+    # the policies that have them; --policy-param overrides.
+    hints = getattr(trace, "meta", {}).get("policy_hints", {})
+    for name in names:
+        params = {k: v for k, v in hints.items() if k in policies.get(name).params}
+        params.update(pol_params)
+        result = runner.run(trace, name, capacity=args.capacity, top_k=args.top_k,
+                            switch_cost=args.switch_cost, quality=args.quality,
+                            seed=args.seed, params=params, engine=args.engine,
+                            engine_options=engine_options)
+        summary = result.summary()
+        if report_cache:
+            summary["compiled_from_cache"] = _from_cache(name, mode, args.engine)
+        runs.append(summary)
+    doc = {"workload": record, "runs": runs}
+    if args.out is not None:
+        out.write_atomic(args.out, out.to_json(doc))
+    if args.json:
+        out.emit_json(doc)
+    else:
+        out.print_runs(doc)
+    return 0
+
+
+def add_parser(sub) -> None:
+    """Register ``semcache run`` on the subcommand set ``sub``."""
+    p = sub.add_parser("run", help="run policies over one workload or trace file",
+                       description="Run one or more policies over one workload or trace file "
+                                   "(SPEC §1) and report the SPEC §7 counters.")
+    cli_args.add_source(p)
+    p.add_argument("--paging", action="store_true",
+                   help="require a paging trace (object ids in 'requests')")
+    p.add_argument("--policy", metavar="A,B,C",
+                   help="policies to run (default: every policy defined for the trace's mode)")
+    p.add_argument("--policy-param", metavar="KEY=VALUE", action="append", default=[],
+                   help="parameter passed to every selected policy (repeatable)")
+    cli_args.add_model(p)
+    p.add_argument("--seed", type=int, default=0, help="seed of workload and policies")
+    p.add_argument("--engine", default="fast", metavar="|".join(runner.ENGINES), help="engine")
+    cli_args.add_engine_flags(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--out", metavar="FILE", help="also write the JSON to FILE (atomically)")
+    p.set_defaults(func=cmd_run)

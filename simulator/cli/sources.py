@@ -1,0 +1,50 @@
+"""The trace a command reads (a registered workload or a trace file) and its JSON record.
+
+``semcache run``, ``opt`` and ``workload make``/``show`` describe their trace the same way:
+``{"name", "params", "seed"}`` for a workload or ``{"trace": FILE}`` for a file, then
+``mode``, ``steps`` and ``dim``/``items`` (semantic) or ``objects`` (paging), and a
+workload's own ``report`` where it has one.
+"""
+
+from __future__ import annotations
+
+from simulator.cli.args import pairs
+from simulator.errors import InputError
+from simulator.trace import PagingTrace, load
+
+
+def mode_of(trace) -> str:
+    return "paging" if isinstance(trace, PagingTrace) else "semantic"
+
+
+def describe(trace, source: dict) -> dict:
+    """``source`` completed with the trace's mode and size (the ``workload`` record)."""
+    source.update(mode=mode_of(trace), steps=trace.steps)
+    if isinstance(trace, PagingTrace):
+        source.update(objects=trace.n_keys)
+    else:
+        source.update(dim=trace.dim, items=trace.n_keys)
+    report = getattr(trace, "meta", {}).get("report")
+    if report:  # a workload's own facts about its trace (locomo: data quirks, embeddings)
+        source["report"] = report
+    return source
+
+
+def generate(name: str, given: dict, seed: int):
+    """Build a registered workload's trace and its record."""
+    import workloads  # imported here so `semcache --help` stays light
+
+    workload = workloads.get(name)
+    params = workload.resolve_params(given)
+    trace = workload.make(params, seed)
+    return trace, describe(trace, {"name": workload.name, "params": params, "seed": seed})
+
+
+def source(args):
+    """The trace of ``--workload``/``--param`` or ``--trace``, and its record."""
+    if args.trace is not None:
+        if args.param:
+            raise InputError("--param sets workload parameters; it cannot be used with --trace")
+        trace = load(args.trace)
+        return trace, describe(trace, {"trace": args.trace})
+    return generate(args.workload, pairs("--param", args.param), args.seed)

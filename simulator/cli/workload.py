@@ -1,0 +1,84 @@
+"""``semcache workload list|make|show``: the registered workloads, their traces and statistics.
+
+``list`` prints every workload with its parameters and defaults; ``make NAME --out F.npz``
+writes one trace file (SPEC §6) atomically; ``show NAME`` prints the parameters and measured
+statistics of the generated trace.  Each takes ``--json``.
+"""
+
+from __future__ import annotations
+
+from simulator.cli import output as out
+from simulator.cli.args import check_seed, pairs
+from simulator.cli.sources import generate
+from simulator.errors import InputError
+from simulator.trace import save
+
+
+def cmd_list(args) -> int:
+    import workloads
+
+    rows = [{"name": w.name, "summary": w.summary, "params": dict(w.params)}
+            for w in workloads.REGISTRY.values()]
+    if args.json:
+        out.emit_json({"workloads": rows})
+    else:
+        out.print_workloads(rows)
+    return 0
+
+
+def cmd_make(args) -> int:
+    check_seed(args.seed)
+    out.check_writable(args.out)
+    trace, record = generate(args.name, pairs("--param", args.param), args.seed)
+    try:
+        save(trace, args.out)
+    except OSError as exc:
+        raise InputError(f"cannot write --out '{args.out}': {exc.strerror}") from None
+    if args.json:
+        out.emit_json({"written": args.out, "workload": record})
+    else:
+        out.print_line(f"wrote {args.out}: {out.describe_source(record)}")
+    return 0
+
+
+def cmd_show(args) -> int:
+    from workloads.topic_space import trace_statistics
+
+    check_seed(args.seed)
+    trace, record = generate(args.name, pairs("--param", args.param), args.seed)
+    doc = {"workload": record, "statistics": trace_statistics(trace)}
+    if args.json:
+        out.emit_json(doc)
+        return 0
+    out.print_line(out.describe_source(record))
+    out.print_line("parameters: " + ", ".join(f"{k}={v}" for k, v in record["params"].items()))
+    for key, value in doc["statistics"].items():
+        out.print_line(f"  {key:<36} {'—' if value is None else value}")
+    for key, value in record.get("report", {}).items():
+        out.print_line(f"{key}: {value}")
+    return 0
+
+
+def _workload_options(p) -> None:
+    p.add_argument("name", metavar="NAME", help="a registered workload")
+    p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
+                   help="workload parameter (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="workload seed")
+
+
+def add_parser(sub) -> None:
+    """Register ``semcache workload`` on the subcommand set ``sub``."""
+    p = sub.add_parser("workload", help="list workloads, write one to a trace file, or show one")
+    wsub = p.add_subparsers(dest="workload_command", metavar="{list,make,show}", required=True)
+    lst = wsub.add_parser("list", help="the registered workloads and their parameters")
+    lst.add_argument("--json", action="store_true", help="print one JSON object")
+    lst.set_defaults(func=cmd_list)
+    mk = wsub.add_parser("make", help="write a workload's trace to an .npz file")
+    mk.add_argument("--out", metavar="FILE", required=True, help="the .npz file to write")
+    _workload_options(mk)
+    mk.add_argument("--json", action="store_true", help="print one JSON object")
+    mk.set_defaults(func=cmd_make)
+    sh = wsub.add_parser("show", help="a workload's parameters and measured trace statistics")
+    _workload_options(sh)
+    sh.add_argument("--json", action="store_true", help="print one JSON object")
+    sh.set_defaults(func=cmd_show)
