@@ -5,7 +5,7 @@
 
 ``semcache bench`` asks paging ARC for 5× libCacheSim's rate, and ``run(trace, "arc")``
 reaches it through ARC's own whole-trace loop (``Policy.paging_loop``,
-:mod:`simulator.policies.arc_paging`).  This script shows what that loop buys over the
+:mod:`simulator.policies.parts.arc_paging_loop`).  This script shows what that loop buys over the
 hook loop that every other policy runs in, on the benchmark's trace:
 
 * ``own loop``: ``run(trace, "arc")`` (the engine's time, ``elapsed_s``);

@@ -1,6 +1,6 @@
 """Plain-Python references of the memory-management study's strategies (see naive.py).
 
-Written from ``simulator/policies/memory_rules.py``'s docstring: warm-up, addition
+Written from ``simulator/policies/parts/memory_rules.py``'s docstring: warm-up, addition
 (``none``/``all``/``strict``/``coarse``), history and periodic deletion, the least-useful
 victim.  Items are keyed by item key; a record's counters start at its admission.
 """

@@ -1,7 +1,7 @@
 """Plain-Python references of the ``*_ref`` policies (the SOLAR authors' runner), see naive.py.
 
-Written from the policies' docstrings (``lru_ref``, ``arc_ref``, ``ref_gate``,
-``ref_thompson``, ``solar_a_ref``): lists and dicts keyed by item key, nothing by slot.
+Written from the policies' docstrings (``lru_ref``, ``arc_ref``, ``authors_gate``,
+``authors_thompson``, ``solar_a_ref``): lists and dicts keyed by item key, nothing by slot.
 "Admission order" is the cache's items sorted by (admission step, key).
 """
 
@@ -111,7 +111,7 @@ class ArcRef(Naive):
 
 
 class IgGate:
-    """``ref_gate``: information-gain regret, adaptive τ, warm-up, strict c > τ."""
+    """``authors_gate``: information-gain regret, adaptive τ, warm-up, strict c > τ."""
 
     defaults = {"lam": 5.0, "lipschitz": 2.0, "window": 30, "tau_min": 0.1, "tau_max": 5.0,
                 "ig_novelty": 0.6, "ig_density": 0.4, "bootstrap": None}
@@ -171,7 +171,7 @@ class IgGate:
 
 
 class RefThompson:
-    """``ref_thompson``: Beta(2, 1) prior, α += 1 per retrieval step, β += 0.05 at every
+    """``authors_thompson``: Beta(2, 1) prior, α += 1 per retrieval step, β += 0.05 at every
     5th step's feedback for items not retrieved then, bonus from 3-NN distance."""
 
     defaults = {"prior_alpha": 2.0, "prior_beta": 1.0, "decay_every": 5, "decay_amount": 0.05,

@@ -1,4 +1,4 @@
-"""ARC's own paging loop (``simulator.policies.arc_paging``) equals ARC's hook loop.
+"""ARC's own paging loop (``simulator.policies.parts.arc_paging_loop``) equals ARC's hook loop.
 
 The fast engine runs paging ARC through the own loop, so the libCacheSim and naive
 equalities of ``test_paging_oracles.py`` and ``test_engine_vs_naive.py`` test it too;
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from simulator import engine_fast, policies
 from simulator.config import njit
-from simulator.policies import arc_paging
+from simulator.policies.parts import arc_paging_loop
 from simulator.policy_checks import check_policy, paging_loop_result
 from simulator.runner import run
 from simulator.trace import PagingTrace
@@ -35,7 +35,7 @@ def own_loops(requests, capacity):
     out = [(hit.tolist(), counts)]
     for dtype in (np.int32, np.int64):
         hit = np.full(len(requests), 7, np.int8)  # every entry must be written
-        counts = arc_paging.rings(requests, capacity, np.zeros(n_keys, dtype), hit)
+        counts = arc_paging_loop.rings(requests, capacity, np.zeros(n_keys, dtype), hit)
         out.append((hit.tolist(), [int(c) for c in counts]))
     return out
 
@@ -88,15 +88,15 @@ def test_run_uses_the_own_loop_and_fills_hits():
 
 
 def test_int32_keys_table_holds_every_code_up_to_its_capacity():
-    top = arc_paging._INT32_CAPACITY
-    largest_code = lambda c: (2 * c) << 3 | arc_paging.B2  # noqa: E731 - node 2K in B2
+    top = arc_paging_loop._INT32_CAPACITY
+    largest_code = lambda c: (2 * c) << 3 | arc_paging_loop.B2  # noqa: E731 - node 2K in B2
     assert largest_code(top) <= np.iinfo(np.int32).max < largest_code(top + 1)
 
 
 @njit
 def _first_hit_missed(requests, n_keys, capacity, state, out_hit):
     """ARC's loop, except that once the cache is too small its first hit is a miss."""
-    hits, admissions, evictions = arc_paging.paging_loop(requests, n_keys, capacity, state,
+    hits, admissions, evictions = arc_paging_loop.paging_loop(requests, n_keys, capacity, state,
                                                          out_hit)
     if capacity < n_keys:
         for t in range(out_hit.shape[0]):

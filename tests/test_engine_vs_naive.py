@@ -50,7 +50,7 @@ PARAM_VALUES = {
     "in_ratio": [0.0, 0.25, 0.6, 1.0],
     "out_ratio": [0.0, 0.5, 2.0],
     "window_ratio": [0.0, 0.01, 0.3, 0.6],
-    # the authors'-code variants (ref_gate, ref_thompson)
+    # the authors'-code variants (authors_gate, authors_thompson)
     "lam": [0.05, 5.0],
     "lipschitz": [2.0, 50.0],
     "window": [1, 3, 30],

@@ -5,7 +5,7 @@ authors' runner loop.
 from that reading and not from our policies: an insertion-ordered dict cache; each step
 retrieves the top 3 from the cache as it is, scores by the query's relevant ids, updates
 statistics, then offers the step's item.  Its random draws use our stream (SplitMix64 with
-the ``ref_thompson`` salt) in the runner's order, so the seeded policies must agree exactly
+the ``authors_thompson`` salt) in the runner's order, so the seeded policies must agree exactly
 too.  Similarities are exact float32 index-order sums, as the engine's.
 
 Tests on the authors' files skip when the folder is absent; a small folder written here in

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.policies import regret_gate
+from simulator.policies.parts import regret_gate
 
 
 def replay(loss, tau0: float, alpha: float, fixed: bool = False) -> dict:

@@ -1,4 +1,4 @@
-"""The workload registry: one module per workload, one line here per module.
+"""The workload registry: one module per workload, listed once here.
 
 Each module defines ``WORKLOAD``, a :class:`workloads.base.Workload` whose
 ``generate(params, seed)`` returns a validated trace.
@@ -8,20 +8,16 @@ Each module defines ``WORKLOAD``, a :class:`workloads.base.Workload` whose
 """
 
 from simulator.errors import InputError
-from workloads import (adversarial, clusters, cycling, drift, noise_pool, solar_published,
-                       stationary, working_set, zipf_paging)
+from workloads import (adversarial, agent, clusters, cycling, drift, locomo, noise_pool,
+                       solar_published, stationary, working_set, zipf_paging)
 
-REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (clusters, zipf_paging, cycling, working_set,
-                                                  noise_pool, drift, stationary, adversarial,
-                                                  solar_published)}
-
-from workloads import agent  # noqa: E402  (issue 6: the closed-loop memory-study agent)
-
-REGISTRY["agent"] = agent.WORKLOAD
-
-from workloads import locomo  # noqa: E402  (issue 7: real conversations, text embeddings)
-
-REGISTRY["locomo"] = locomo.WORKLOAD
+# In this order everywhere a list of workloads is shown.
+REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (
+    clusters, zipf_paging,  # generic
+    cycling, working_set, noise_pool, drift, stationary, adversarial,  # the SOLAR paper's
+    solar_published,  # the SOLAR authors' own traces
+    agent,  # the memory-management study's closed loop
+    locomo)}  # real conversations
 
 
 def available() -> list:

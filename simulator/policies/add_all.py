@@ -1,10 +1,10 @@
 """Add-all: store every execution (the memory study's naive growth).
 
 Always admits; a full memory evicts the least useful record (lowest mean utility of the
-steps that retrieved it, see :mod:`~simulator.policies.memory_rules`); deletes nothing.
+steps that retrieved it, see :mod:`~simulator.policies.parts.memory_rules`); deletes nothing.
 """
 
-from simulator.policies import memory_rules as mr
+from simulator.policies.parts import memory_rules as mr
 from simulator.policies.base import Policy
 
 PARAMS = mr.params_for()

@@ -24,7 +24,7 @@ counts agree request for request:
   |T1| + |T2| + |B1| + |B2| = 2c, drop the LRU of B2 (if any), then REPLACE.
 
 The fast engine runs a paging trace through ARC's own loop
-(:mod:`simulator.policies.arc_paging`), which gives the same hits as these hooks (tests
+(:mod:`simulator.policies.parts.arc_paging_loop`), which gives the same hits as these hooks (tests
 hold them equal) at about twice the speed.
 
 Hooks: ``admit`` detects the ghost hit (it sees the arriving key first) and adapts p;
@@ -35,9 +35,9 @@ list the victim joins; ``on_evict`` puts the victim's key there.  Every hook is 
 import numpy as np
 
 from simulator.config import njit
-from simulator.policies import arc_paging
+from simulator.policies.parts import arc_paging_loop
 from simulator.policies.base import Policy
-from simulator.policies.linked_rows import free_row, push_front, unlink
+from simulator.policies.parts.linked_rows import free_row, push_front, unlink
 
 # Layout.  The four lists are circular doubly linked lists through a sentinel row
 # (sentinel.next = MRU end, sentinel.prev = LRU end) in one int64 table of
@@ -63,9 +63,10 @@ from simulator.policies.linked_rows import free_row, push_front, unlink
 # two rotations (T1's LRU slot refilled at T1's MRU end, B1's LRU ghost node reused at
 # B1's).  Hooks written that way grew past what numba inlines into the engine, and a hook
 # that is called instead of inlined cost 10 ns or more a request (measured: 27 to 68 ns
-# against 17.7).  The rings live in ARC's own paging loop instead (arc_paging.py, this
-# policy's ``paging_loop``), which the fast engine runs for paging traces; these hooks
-# serve semantic mode, the SimPy engine and phase-by-phase runs.
+# against 17.7).  The rings live in ARC's own paging loop instead
+# (parts/arc_paging_loop.py, this policy's ``paging_loop``), which the fast engine runs
+# for paging traces; these hooks serve semantic mode, the SimPy engine and phase-by-phase
+# runs.
 _PREV, _NEXT, _LIST, _KEY = 0, 1, 2, 3
 # counters, as (row, column) from the end of the table
 _W = (-3, 0)
@@ -196,4 +197,4 @@ def _on_insert(state, slot, key, t):
 POLICY = Policy(name="arc", summary="always admit; adaptive replacement cache (ARC)",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict,
-                paging_loop=arc_paging.paging_loop)
+                paging_loop=arc_paging_loop.paging_loop)

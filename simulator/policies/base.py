@@ -33,7 +33,7 @@ A policy may also give ``paging_loop(requests, n_keys, capacity, state, out_hit)
 (hits, admissions, evictions)``, a compiled whole-trace paging run that fills ``out_hit``
 exactly as the engine's hook loop would; the fast engine then runs paging traces through
 it (the SimPy engine always uses the hooks).  It exists for speed alone, where a layout
-that cannot be split into hooks is much faster (ARC: :mod:`simulator.policies.arc_paging`),
+that cannot be split into hooks is much faster (ARC: :mod:`simulator.policies.parts.arc_paging_loop`),
 and :func:`simulator.policy_checks.check_policy` holds it equal to the hooks.
 """
 

@@ -4,10 +4,10 @@ The judge passes when quality_t ≥ ``threshold`` (0.5), then flips a pass to a 
 probability ``false_negative`` (0) and a fail to a pass with probability
 ``false_positive`` (0.2), one seeded draw per step.  The paper's other coarse evaluator,
 |ŷ − y| ≤ c with c > 1, belongs to the ``agent`` workload (``eval_tolerance``): run
-``strict`` there.  See :mod:`~simulator.policies.memory_rules`.
+``strict`` there.  See :mod:`~simulator.policies.parts.memory_rules`.
 """
 
-from simulator.policies import memory_rules as mr
+from simulator.policies.parts import memory_rules as mr
 from simulator.policies.base import Policy
 
 PARAMS = {**mr.params_for(), **mr.JUDGE}

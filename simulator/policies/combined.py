@@ -2,10 +2,10 @@
 
 Parameters are those of ``history`` and ``periodic``.  Run with a capacity K it is the
 study's "combined under a capacity limit": an addition into a full memory evicts the least
-useful record.  See :mod:`~simulator.policies.memory_rules`.
+useful record.  See :mod:`~simulator.policies.parts.memory_rules`.
 """
 
-from simulator.policies import memory_rules as mr
+from simulator.policies.parts import memory_rules as mr
 from simulator.policies.base import Policy
 
 PARAMS = mr.params_for(addition=True, history=True, periodic=True)

@@ -1,11 +1,11 @@
 """Fixed memory: keep the initial memory and never add (memory-management study).
 
 Admits every arrival of the warm-up prefix (``warmup`` steps: the initial memory, see
-:mod:`~simulator.policies.memory_rules`) and nothing after it; deletes nothing.  A
+:mod:`~simulator.policies.parts.memory_rules`) and nothing after it; deletes nothing.  A
 capacity below the initial memory evicts the least useful record.
 """
 
-from simulator.policies import memory_rules as mr
+from simulator.policies.parts import memory_rules as mr
 from simulator.policies.base import Policy
 
 PARAMS = mr.params_for()

@@ -3,10 +3,10 @@
 After each decision, delete the record of lowest mean utility among those retrieved at
 least ``min_retrievals`` (5) times whose mean utility is below ``beta`` (0.4); utility of a
 retrieval = was the record relevant to that step (on ``agent``: did the evaluator accept
-the execution that followed it).  See :mod:`~simulator.policies.memory_rules`.
+the execution that followed it).  See :mod:`~simulator.policies.parts.memory_rules`.
 """
 
-from simulator.policies import memory_rules as mr
+from simulator.policies.parts import memory_rules as mr
 from simulator.policies.base import Policy
 
 PARAMS = mr.params_for(addition=True, history=True)

@@ -3,10 +3,10 @@
 Every ``period`` (100) steps a sweep deletes, one a step, records admitted at least
 ``stale_after`` (500) steps ago and retrieved fewer than ``min_uses`` (1) times in the last
 ``stale_after`` steps; ``addition`` (``"strict"``; or ``"coarse"``, ``"all"``) decides
-admission.  See :mod:`~simulator.policies.memory_rules`.
+admission.  See :mod:`~simulator.policies.parts.memory_rules`.
 """
 
-from simulator.policies import memory_rules as mr
+from simulator.policies.parts import memory_rules as mr
 from simulator.policies.base import Policy
 
 PARAMS = mr.params_for(addition=True, periodic=True)

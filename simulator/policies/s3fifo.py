@@ -37,7 +37,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
-from simulator.policies.linked_rows import push_back, remember_ghost, unlink
+from simulator.policies.parts.linked_rows import push_back, remember_ghost, unlink
 
 PARAMS = {"small_ratio": 0.1, "ghost_ratio": 0.9, "move_threshold": 2}
 

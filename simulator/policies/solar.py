@@ -1,12 +1,12 @@
 """SOLAR: regret-gated admission (Alg. 1) + Thompson-sampling eviction (Alg. 2).
 
-Parameters are those of :mod:`~simulator.policies.regret_gate` (``alpha``, ``tau0``,
-``tau``) and :mod:`~simulator.policies.thompson` (``delta``, ``beta_step``, ``gamma``,
+Parameters are those of :mod:`~simulator.policies.parts.regret_gate` (``alpha``, ``tau0``,
+``tau``) and :mod:`~simulator.policies.parts.thompson` (``delta``, ``beta_step``, ``gamma``,
 ``novelty_scale``); all randomness comes from the run's seed.
 """
 
 from simulator.config import njit
-from simulator.policies import regret_gate, thompson
+from simulator.policies.parts import regret_gate, thompson
 from simulator.policies.base import Policy
 
 PARAMS = {**regret_gate.PARAMS, **thompson.PARAMS}

@@ -9,7 +9,7 @@ with age_i = t − admission step, r_i = steps in which i was retrieved, and nn_
 highest cosine between i and another cached item, floored at 0 (so near-duplicates go
 first; an item alone in the cache has nn_i = 0).  Ties go
 to the smaller key.  Defaults 0.4 / 0.3 / 0.3 and ``age_scale = 100``.  Admission
-parameters as in :mod:`~simulator.policies.regret_gate`.  Deterministic.
+parameters as in :mod:`~simulator.policies.parts.regret_gate`.  Deterministic.
 
 nn_i is kept between evictions rather than rescanned: an eviction rescans only the slots
 that changed and those whose nearest neighbour was one of them, so it costs O(K·d) in the
@@ -20,7 +20,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.kernels import similarities
-from simulator.policies import regret_gate
+from simulator.policies.parts import regret_gate
 from simulator.policies.base import Policy
 
 PARAMS = {**regret_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,

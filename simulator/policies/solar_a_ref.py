@@ -1,7 +1,7 @@
 """SOLAR-A as the authors' code runs it: their IG gate + their multi-score eviction.
 
 This is ``SolarARunner`` of ysunbp/SOLAR ``synthetic_workloads/runners.py``.  Admission is
-:mod:`~simulator.policies.ref_gate` (its docstring lists how it differs from Alg. 1).  To
+:mod:`~simulator.policies.parts.authors_gate` (its docstring lists how it differs from Alg. 1).  To
 evict, go through the cached items in admission order and take the first lowest
 
     w_recency · exp(−(t − u_i) / age_scale) + w_use · r_i / n + w_novelty · d_i
@@ -19,25 +19,25 @@ d_i = 1 − exp(−d²_nn / (2·dim)) from FAISS squared L2 distances.
 import numpy as np
 
 from simulator.config import njit
-from simulator.policies import ref_cache, ref_gate
+from simulator.policies.parts import authors_gate, authors_views
 from simulator.policies.base import Policy
 
-PARAMS = {**ref_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
+PARAMS = {**authors_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
           "age_scale": 100.0}
 
 
 def _check(params):
     if params["age_scale"] <= 0:
         return f"parameter 'age_scale' must be > 0, got {params['age_scale']}"
-    return ref_gate.check(params)
+    return authors_gate.check(params)
 
 
 def _init(ctx):
     p, k = ctx.params, ctx.capacity
     weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"]])
     # gate, last use per slot, retrievals per slot, weights, scratch
-    return (ref_gate.new_state(p, k), np.zeros(k, np.int64), np.zeros(k, np.int64), weights,
-            ref_cache.scratch(k))
+    return (authors_gate.new_state(p, k), np.zeros(k, np.int64), np.zeros(k, np.int64), weights,
+            authors_views.scratch(k))
 
 
 @njit
@@ -48,44 +48,44 @@ def _on_hit(state, slot, t, relevant):
 
 @njit
 def _admit(state, t, key, x, cache):
-    return ref_gate.admit(state[0], x, cache)
+    return authors_gate.admit(state[0], x, cache)
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    ref_gate.rearrival(state[0])
+    authors_gate.rearrival(state[0])
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    ref_gate.on_insert(state[0])
+    authors_gate.on_insert(state[0])
     state[1][slot] = t
     state[2][slot] = 0
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    ref_gate.on_evict(state[0])
+    authors_gate.on_evict(state[0])
 
 
 @njit
 def _victim(state, t, key, x, cache):
     last, hits, w = state[1], state[2], state[3]
     order, sims32, vals, _ = state[4]
-    n = ref_cache.admission_order(cache, order)
-    seen = max(ref_gate.candidates(state[0]), 1.0)
+    n = authors_views.admission_order(cache, order)
+    seen = max(authors_gate.candidates(state[0]), 1.0)
     best = -1
     best_score = np.inf
     for i in range(n):
         s = order[i]
         diversity = 1.0
         if n > 1:
-            ref_cache.sims_in_order(cache[1][:, s], cache, order, n, sims32, vals)
+            authors_views.sims_in_order(cache[1][:, s], cache, order, n, sims32, vals)
             nn = -np.inf
             for j in range(n):
                 if j != i:
                     nn = max(nn, vals[j])
-            diversity = ref_cache.clip01(1.0 - nn)
+            diversity = authors_views.clip01(1.0 - nn)
         score = (w[0] * np.exp(-(t - last[s]) / w[3]) + w[1] * hits[s] / seen
                  + w[2] * diversity)
         if score < best_score:

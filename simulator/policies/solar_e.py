@@ -1,7 +1,7 @@
 """SOLAR-E: always admit; Thompson-sampling eviction (paper Alg. 2, see ``thompson``)."""
 
 from simulator.config import njit
-from simulator.policies import thompson
+from simulator.policies.parts import thompson
 from simulator.policies.base import Policy
 
 

@@ -1,7 +1,7 @@
 """SOLAR-E as the authors' code runs it: always admit; their Thompson-sampling eviction.
 
 This is ``SolarERunner`` of ysunbp/SOLAR ``synthetic_workloads/runners.py``, the code behind
-the paper's synthetic tables; the rule is in :mod:`~simulator.policies.ref_thompson`.
+the paper's synthetic tables; the rule is in :mod:`~simulator.policies.parts.authors_thompson`.
 Differences from the paper's Alg. 2 (our ``solar_e``):
 
 * prior Beta(2, 1) (optimistic), not (1, 1);
@@ -18,48 +18,48 @@ bonus needs vectors).  Randomness comes only from the run's seed; the authors dr
 """
 
 from simulator.config import njit
-from simulator.policies import ref_thompson
+from simulator.policies.parts import authors_thompson
 from simulator.policies.base import Policy
 
 
 def _init(ctx):
-    return ref_thompson.new_state(ctx)
+    return authors_thompson.new_state(ctx)
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    ref_thompson.on_hit(state, slot, t)
+    authors_thompson.on_hit(state, slot, t)
 
 
 @njit
 def _on_feedback(state, t, loss, quality):
-    ref_thompson.on_feedback(state, t)
+    authors_thompson.on_feedback(state, t)
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    ref_thompson.on_insert(state, slot)
+    authors_thompson.on_insert(state, slot)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    ref_thompson.on_evict(state, slot)
+    authors_thompson.on_evict(state, slot)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    ref_thompson.note_arrival(state, x, cache)
+    authors_thompson.note_arrival(state, x, cache)
     return True
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return ref_thompson.victim(state)
+    return authors_thompson.victim(state)
 
 
 POLICY = Policy(name="solar_e_ref", summary="always admit; the authors' Thompson eviction "
                 "(Beta(2, 1), batched β decay, neighbour-distance bonus)",
                 init=_init, victim=_victim, on_hit=_on_hit, on_feedback=_on_feedback,
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict,
-                params=dict(ref_thompson.PARAMS),
-                check_params=ref_thompson.check, modes=("semantic",))
+                params=dict(authors_thompson.PARAMS),
+                check_params=authors_thompson.check, modes=("semantic",))

@@ -1,8 +1,8 @@
 """SOLAR as the authors' code runs it: their IG gate + their Thompson eviction.
 
 This is ``SolarRunner`` of ysunbp/SOLAR ``synthetic_workloads/runners.py`` (the code behind
-the paper's synthetic tables): admission by :mod:`~simulator.policies.ref_gate`, eviction by
-:mod:`~simulator.policies.ref_thompson`.  Differences from the paper's Alg. 1 (our
+the paper's synthetic tables): admission by :mod:`~simulator.policies.parts.authors_gate`, eviction by
+:mod:`~simulator.policies.parts.authors_thompson`.  Differences from the paper's Alg. 1 (our
 ``solar``'s gate):
 
 * the regret added each arrival is an information-gain score of the arriving item
@@ -19,58 +19,58 @@ Semantic mode only.  Randomness comes only from the run's seed.
 """
 
 from simulator.config import njit
-from simulator.policies import ref_gate, ref_thompson
+from simulator.policies.parts import authors_gate, authors_thompson
 from simulator.policies.base import Policy
 
-PARAMS = {**ref_gate.PARAMS, **ref_thompson.PARAMS}
+PARAMS = {**authors_gate.PARAMS, **authors_thompson.PARAMS}
 
 
 def _check(params):
-    return ref_gate.check(params) or ref_thompson.check(params)
+    return authors_gate.check(params) or authors_thompson.check(params)
 
 
 def _init(ctx):
-    return (ref_gate.new_state(ctx.params, ctx.capacity), ref_thompson.new_state(ctx))
+    return (authors_gate.new_state(ctx.params, ctx.capacity), authors_thompson.new_state(ctx))
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    ref_thompson.on_hit(state[1], slot, t)
+    authors_thompson.on_hit(state[1], slot, t)
 
 
 @njit
 def _on_feedback(state, t, loss, quality):
-    ref_thompson.on_feedback(state[1], t)
+    authors_thompson.on_feedback(state[1], t)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    if not ref_gate.admit(state[0], x, cache):
+    if not authors_gate.admit(state[0], x, cache):
         return False
-    ref_thompson.note_arrival(state[1], x, cache)
+    authors_thompson.note_arrival(state[1], x, cache)
     return True
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    ref_gate.rearrival(state[0])
+    authors_gate.rearrival(state[0])
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    ref_gate.on_insert(state[0])
-    ref_thompson.on_insert(state[1], slot)
+    authors_gate.on_insert(state[0])
+    authors_thompson.on_insert(state[1], slot)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    ref_gate.on_evict(state[0])
-    ref_thompson.on_evict(state[1], slot)
+    authors_gate.on_evict(state[0])
+    authors_thompson.on_evict(state[1], slot)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return ref_thompson.victim(state[1])
+    return authors_thompson.victim(state[1])
 
 
 POLICY = Policy(name="solar_ref", summary="the authors' code: information-gain gate + their "

@@ -3,10 +3,10 @@
 On the ``agent`` workload quality_t is the evaluator's verdict on execution t (with the
 default exact evaluator: |ŷ − y| ≤ 1); on topic workloads at ``quality=hit``, a hit.  A full
 memory evicts the least useful record; nothing is deleted.  See
-:mod:`~simulator.policies.memory_rules` (``warmup``, feedback timing).
+:mod:`~simulator.policies.parts.memory_rules` (``warmup``, feedback timing).
 """
 
-from simulator.policies import memory_rules as mr
+from simulator.policies.parts import memory_rules as mr
 from simulator.policies.base import Policy
 
 PARAMS = mr.params_for()

@@ -60,7 +60,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
-from simulator.policies.linked_rows import push_back, unlink
+from simulator.policies.parts.linked_rows import push_back, unlink
 
 PARAMS = {"window_ratio": 0.01}
 ERROR = 0.001

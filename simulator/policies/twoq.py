@@ -30,7 +30,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy
-from simulator.policies.linked_rows import push_back, remember_ghost, unlink
+from simulator.policies.parts.linked_rows import push_back, remember_ghost, unlink
 
 PARAMS = {"in_ratio": 0.25, "out_ratio": 0.5}
 

@@ -3,7 +3,7 @@
 The SOLAR authors' synthetic runner (ysunbp/SOLAR ``synthetic_workloads/runners.py``) keeps
 its cache in an insertion-ordered dict, scores cached items in that order and takes the
 first minimum (``np.argmin``).  :func:`admission_order` rebuilds that order from the engine's
-view, so ties follow it (``ref_thompson`` keeps the same order itself, for its draws).
+view, so ties follow it (``authors_thompson`` keeps the same order itself, for its draws).
 Similarities are :mod:`simulator.kernels`' float32 cosines; means of the top values add
 them largest first, in float64.
 """

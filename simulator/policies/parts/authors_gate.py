@@ -32,7 +32,7 @@ exp(−mean d² of the 5 nearest / (2·dim)), deleted entries included until a c
 import numpy as np
 
 from simulator.config import njit
-from simulator.policies import ref_cache
+from simulator.policies.parts import authors_views
 
 PARAMS = {"lam": 5.0, "lipschitz": 2.0, "window": 30, "tau_min": 0.1, "tau_max": 5.0,
           "ig_novelty": 0.6, "ig_density": 0.4, "bootstrap": None}
@@ -70,20 +70,20 @@ def new_state(p, capacity):
     g = np.array([0.0, np.sqrt(2.0 * p["lam"] / p["lipschitz"]), -1.0, 0.0, 0.0,
                   bootstrap(p, capacity), p["lam"], p["window"], p["tau_min"], p["tau_max"],
                   p["ig_novelty"], p["ig_density"], 0.0])
-    return (g, np.zeros(int(p["window"]), np.float64), ref_cache.scratch(capacity))
+    return (g, np.zeros(int(p["window"]), np.float64), authors_views.scratch(capacity))
 
 
 @njit
 def info_gain(gs, x, cache):
     g, (_, sims32, vals, buf) = gs[0], gs[2]
-    n = ref_cache.occupied_sims(x, cache, sims32, vals)  # IG does not depend on the order
+    n = authors_views.occupied_sims(x, cache, sims32, vals)  # IG does not depend on the order
     if n == 0:
         return 1.0
     best = vals[0]
     for i in range(1, n):
         best = max(best, vals[i])
-    novelty = ref_cache.clip01(1.0 - best)
-    density = ref_cache.clip01(ref_cache.top_mean(vals, n, min(DENSITY_K, n), -1, buf))
+    novelty = authors_views.clip01(1.0 - best)
+    density = authors_views.clip01(authors_views.top_mean(vals, n, min(DENSITY_K, n), -1, buf))
     return max(g[_WN] * novelty - g[_WD] * density, 0.0)
 
 
