@@ -5,12 +5,12 @@
 
 ``semcache bench`` asks paging ARC for 5× libCacheSim's rate, and ``run(trace, "arc")``
 reaches it through ARC's own whole-trace loop (``Policy.paging_loop``,
-:mod:`simulator.policies.parts.arc_paging_loop`).  This script shows what that loop buys over the
-hook loop that every other policy runs in, on the benchmark's trace:
+:mod:`simulator.policies.parts.arc_paging_loop`).  This script shows what that loop buys
+over the hook loop that every other policy runs in, on the benchmark's trace:
 
 * ``own loop``: ``run(trace, "arc")`` (the engine's time, ``elapsed_s``);
-* ``hook loop``: the engine's paging loop with ARC's hooks inlined
-  (``engine_fast.kernel_for(arc, "paging", hooks=True)``), which the SimPy engine uses;
+* ``hook loop``: the engine's paging step function with ARC's hooks inlined, over the
+  whole trace (``LiveRun.step(0, T)``), which the SimPy engine runs a request at a time;
 * ``libCacheSim``: ``libcachesim.ARC`` reading the trace from an oracleGeneral file.
 
 Each timing is the best of seven rounds in which the three loops take turns, after a
@@ -26,11 +26,9 @@ import os
 import tempfile
 import time
 
-import numpy as np
 
-from simulator import engine_fast, policies
 from simulator.experiments.bench import libcachesim_run, write_oracle_general
-from simulator.policies.base import Context
+from simulator.live_run import LiveRun
 from simulator.runner import run
 from simulator.trace import PagingTrace
 from workloads.zipf_paging import zipf_requests
@@ -38,15 +36,13 @@ from workloads.zipf_paging import zipf_requests
 REPEATS = 7
 
 
-def hook_loop(req, n_keys, capacity):
+def hook_loop(trace, capacity):
     """``(hits, seconds)`` of the engine's hook loop with ARC's hooks."""
-    arc = policies.get("arc")
-    kernel = engine_fast.kernel_for(arc, "paging", hooks=True)
-    state = arc.init(Context(capacity, n_keys, 0, arc.resolve_params(None), 0))
-    hit = np.zeros(req.shape[0], np.int8)
+    live = LiveRun(trace, "arc", capacity=capacity)
+    live.compile()
     t0 = time.perf_counter()
-    hits, _, _ = kernel(req, n_keys, capacity, state, hit)
-    return int(hits), time.perf_counter() - t0
+    live.step(0, trace.steps)
+    return live.hits, time.perf_counter() - t0
 
 
 def measure(steps=1_000_000, objects=100_000, capacity=1000, alpha=0.9, seed=0) -> list:
@@ -57,7 +53,6 @@ def measure(steps=1_000_000, objects=100_000, capacity=1000, alpha=0.9, seed=0) 
     """
     req = zipf_requests(steps, objects, alpha, seed)
     trace = PagingTrace.from_requests(req)
-    n_keys = trace.n_keys
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "trace.oracleGeneral")
         write_oracle_general(req, path)
@@ -67,7 +62,7 @@ def measure(steps=1_000_000, objects=100_000, capacity=1000, alpha=0.9, seed=0) 
             return int(result.summary()["hits"]), result.elapsed_s
 
         loops = {"own loop": own,
-                 "hook loop": lambda: hook_loop(trace.requests, n_keys, capacity),
+                 "hook loop": lambda: hook_loop(trace, capacity),
                  "libCacheSim": lambda: libcachesim_run(path, "arc", capacity, steps)}
         hits = {name: loop()[0] for name, loop in loops.items()}
         best = dict.fromkeys(loops, float("inf"))

@@ -1,10 +1,11 @@
 """The SimPy engine: each step of SPEC §1 as discrete events, so feedback can be late or lost
 and several sessions can share one cache.
 
-The model is not written again here.  Every event calls the policy's compiled step
-function of the fast engine (:func:`simulator.engine_fast.steps_for`) for one step and
-one phase (retrieve, feedback, arrive) on the same cache arrays, so policies see the same
-hooks in the same order and never see SimPy.  This module only owns time.
+The model is not written again here.  Every event advances the run's
+:class:`~simulator.live_run.LiveRun` by one step and one phase (retrieve, feedback,
+arrive) through the policy's compiled step function, the one the fast engine runs, so
+policies see the same hooks in the same order and never see SimPy.  This module only owns
+time.
 
 Time model
 ----------
@@ -29,11 +30,16 @@ the response (if an earlier miss already brought it in, that is a re-arrival).
 So the feedback of step s reaches the policy before the query of a later step t whenever
 it is due by q_t (with no latency: whenever s + delay ≤ t); with no delay a step's
 feedback comes before its own arrival, as in SPEC §1; and an earlier step's decision is
-made before a later query at the same time retrieves.  The order is set through SimPy's
-event priorities and every event is scheduled at the absolute time written above, so it
-never depends on creation order or rounding, and runs are deterministic.  The run ends
-with the last response: feedback due later never reaches the policy (with no latency, a
-delay of T steps or more means no feedback at all).  ``RunResult.feedback`` counts the
+made before a later query at the same time retrieves.  The time model does not depend
+on what the policy decides, so every event's time is computed before the run, exactly as
+written above (in floating point), and the events are put in their order (time, step,
+phase) once (:func:`event_ticks`).  SimPy's clock then counts *ticks*, one per event in
+that order: each event is a plain :meth:`simpy.Environment.timeout` due at its tick, so
+SimPy runs the events in the time model's order with integer delays, never depending on
+creation order or on how a delay adds to its clock, and runs are deterministic.  The run
+ends with the last response: feedback due later never reaches the policy (with no
+latency, a delay of T steps or more means no feedback at all).
+``RunResult.feedback`` counts the
 steps whose feedback was delivered, lost or still pending at the end.
 
 Each query is an event its session process waits for; each response is an event whose
@@ -50,9 +56,15 @@ time; the delayed or lost message is ``on_feedback``'s miss cost and quality.
 
 Examples
 --------
->>> import workloads
+>>> import numpy as np
 >>> from simulator.runner import run
->>> tr = workloads.get("clusters").generate({"steps": 300, "topics": 30, "dim": 16}, seed=0)
+>>> from simulator.trace import Trace
+>>> rng = np.random.default_rng(0)
+>>> topics = rng.integers(0, 30, 300)
+>>> centres = rng.normal(size=(30, 16)).astype(np.float32)
+>>> noisy = lambda: centres[topics] + 0.3 * rng.normal(size=(300, 16)).astype(np.float32)
+>>> tr = Trace.from_arrays(queries=noisy(), items=noisy(), query_topics=topics,
+...                        item_topics=topics)
 >>> fast = run(tr, "solar", capacity=10, top_k=3)
 >>> same = run(tr, "solar", capacity=10, top_k=3, engine="simpy")
 >>> bool((fast.admitted == same.admitted).all())
@@ -67,13 +79,11 @@ from __future__ import annotations
 
 import math
 import time
-from heapq import heappush
 
 import numpy as np
 import simpy
 
-from simulator.engine_fast import (ARRIVE, FEEDBACK, RETRIEVE, bundle, empty_cache,
-                                   empty_paging_cache, paging_bundle)
+from simulator.engine_fast import ARRIVE, FEEDBACK, RETRIEVE
 from simulator.errors import InputError
 
 # Engine options: default values, and the command-line flag that sets each one.
@@ -81,10 +91,8 @@ OPTIONS = {"latency": 0.0, "feedback_delay": 0.0, "feedback_loss": 0.0, "session
 FLAGS = {"latency": "--latency", "feedback_delay": "--feedback-delay",
          "feedback_loss": "--feedback-loss", "sessions": "--sessions"}
 _LOSS_SALT = 0x10557  # separates the loss draws from every other stream of the run
-# Event phases within one step, in processing order at equal times; ranks start above
-# SimPy's own priorities (URGENT = 0, NORMAL = 1).
+# Event phases within one step, in processing order at equal times.
 _QUERY, _FEEDBACK, _RESPONSE = range(3)
-_BASE_RANK = 2
 
 
 def resolve_options(options: dict | None) -> dict:
@@ -140,119 +148,81 @@ def lost_feedback(steps: int, loss: float, seed: int) -> np.ndarray:
     return draws < loss
 
 
-class _Clock(simpy.Environment):
-    """A SimPy environment that can also schedule an event at an absolute time.
+def event_ticks(T: int, latency: float, delay: float, sessions: int) -> tuple:
+    """The tick of every step's query, response and feedback: the event's place in the
+    order of all of them by (time, step, phase) under the time model above.
 
-    ``schedule`` takes a delay and adds it to the current time; scheduling at the time
-    the time model computes (``q + latency``, ``r + delay`` …) avoids the rounding of
-    ``now + (when - now)``, so equal times stay equal for any float options.  It pushes
-    onto the environment's event heap exactly as ``schedule`` does.
+    >>> q, r, f = event_ticks(3, latency=0.5, delay=1.0, sessions=1)
+    >>> q, r, f  # times: queries 0, 1, 2; responses 0.5, 1.5, 2.5; feedback 1.5, 2.5, 3.5
+    ([0, 2, 5], [1, 4, 7], [3, 6, 8])
     """
+    if latency == 0:
+        query = np.arange(T, dtype=np.float64)  # a session is free again at once
+    else:
+        query = np.empty(T)
+        free = [0] * min(sessions, T)  # when each session's previous response is due
+        for t in range(T):
+            j = t % sessions
+            query[t] = t if t > free[j] else free[j]
+            free[j] = query[t] + latency
+    response = query + latency
+    times = np.concatenate((query, response + delay, response))
+    phase = np.repeat(np.array([_QUERY, _FEEDBACK, _RESPONSE]), T)
+    order = np.lexsort((phase, np.tile(np.arange(T), 3), times))
+    ticks = np.empty(3 * T, np.int64)
+    ticks[order] = np.arange(3 * T)
+    return ticks[:T].tolist(), ticks[2 * T:].tolist(), ticks[T:2 * T].tolist()
 
-    def schedule_at(self, event, priority, when):
-        heappush(self._queue, (when, priority, next(self._eid), event))
 
+def simulate(live, options: dict, seed: int) -> tuple:
+    """Drive ``live`` (a :class:`~simulator.live_run.LiveRun` not yet stepped) through the
+    time model; returns (feedback counters, engine seconds).
 
-class _At(simpy.events.Event):
-    """Phase ``phase`` of step ``step`` at time ``when``: a :class:`simpy.events.Timeout`
-    with an explicit priority, so equal-time events run in (step, phase) order."""
-
-    def __init__(self, env, when, step, phase, callback=None):
-        self.env = env
-        self.callbacks = [] if callback is None else [callback]
-        self.step = step
-        self._value = None
-        self._ok = True
-        env.schedule_at(self, _BASE_RANK + 3 * step + phase, when)
-
-
-def new_run(trace, n_slots, capacity, k, qcode, state):
-    """A fresh cache and output arrays for one run: ``(RunArrays, outputs)``.
-
-    The outputs are the eight per-step arrays of :class:`~simulator.runner.RunResult`, in
-    its order (loss, hit, precision, quality, admitted, evicted, deleted, size).
+    ``options`` are resolved engine options (:func:`resolve_options`); ``seed`` draws the
+    lost feedback.
     """
-    T = trace.steps
-    out = (np.zeros(T), np.zeros(T, np.int8), np.zeros(T), np.zeros(T),
-           np.zeros(T, np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64),
-           np.zeros(T, np.int64))
-    run = bundle(trace.queries, trace.items, trace.query_topics, trace.item_topics,
-                 trace.weights, trace.item_keys, trace.evidence_indptr, trace.evidence_indices,
-                 trace.has_evidence, k, qcode,
-                 *empty_cache(n_slots, trace.n_keys, trace.dim, capacity, k), state, *out)
-    return run, out
-
-
-def simulate(steps_fn, trace, n_slots, capacity, k, qcode, state, options, seed):
-    """Run the trace through SimPy; returns (outputs, feedback counters, engine seconds).
-
-    ``steps_fn`` is the policy's compiled step function
-    (:func:`~simulator.engine_fast.steps_for`), ``state`` its fresh state and ``options``
-    resolved engine options; ``seed`` draws the lost feedback.
-    """
-    run, out = new_run(trace, n_slots, capacity, k, qcode, state)
-    return (out, *_drive(steps_fn, run, trace.steps, options, seed))
-
-
-def simulate_paging(steps_fn, trace, capacity, state, options, seed):
-    """A paging trace through SimPy: a request is a query (hit or miss), a miss's object
-    arrives at the response; returns (hit array, tallies, feedback counters, seconds).
-
-    ``tallies`` is ``(hits, admissions, evictions)``; ``steps_fn`` is
-    ``steps_for(policy, "paging")``.
-    """
-    cache = empty_paging_cache(max(trace.n_keys, 1), capacity)
-    hit = np.zeros(trace.steps, np.int8)
-    run = paging_bundle(trace.requests, *cache, state, hit)
-    feedback, elapsed = _drive(steps_fn, run, trace.steps, options, seed)
-    counts = cache[-1]
-    return hit, tuple(int(c) for c in counts[3:6]), feedback, elapsed
-
-
-def _drive(steps_fn, run, T, options, seed):
-    """The events of the time model for ``T`` steps of ``run``; (feedback, seconds)."""
-    steps_fn(run, 0, 0, 0)  # an empty range: compiles (or loads) outside the timing
-    latency, delay, n_sessions = (options["latency"], options["feedback_delay"],
-                                  options["sessions"])
+    live.compile()  # compiles (or loads) outside the timing
+    T, n_sessions = live.steps, options["sessions"]
     lost = lost_feedback(T, options["feedback_loss"], seed)
     # What each response does: schedule the step's feedback (delayed), then run the
     # arrival, with the feedback first when it is due now (see the module docstring).
-    late = (~lost & (delay > 0)).tolist()
-    phases = np.where(lost | (delay > 0), ARRIVE, FEEDBACK | ARRIVE).tolist()
-    env = _Clock()
+    delayed = options["feedback_delay"] > 0
+    late = (~lost & delayed).tolist()
+    phases = np.where(lost | delayed, ARRIVE, FEEDBACK | ARRIVE).tolist()
+    t0 = time.perf_counter()
+    at_query, at_response, at_feedback = event_ticks(
+        T, options["latency"], options["feedback_delay"], n_sessions)
+    env = simpy.Environment()
     end = env.event()
+    step = live.step
     delivered_late = responded = 0
 
     def deliver(event):  # delayed feedback reaches the policy
         nonlocal delivered_late
-        t = event.step
-        steps_fn(run, t, t + 1, FEEDBACK)
+        t = event.value
+        step(t, t + 1, FEEDBACK)
         delivered_late += 1
 
     def respond(event):  # the agent has answered: e_t arrives and the policy decides
         nonlocal responded
-        t = event.step
+        t = event.value
         if late[t]:
-            _At(env, env.now + delay, t, _FEEDBACK, deliver)
-        steps_fn(run, t, t + 1, phases[t])
+            env.timeout(at_feedback[t] - env.now, t).callbacks.append(deliver)
+        step(t, t + 1, phases[t])
         responded += 1
         if responded == T:
             end.succeed()
 
     def session(first):  # one SimPy process: its steps in trace order, one at a time
-        free = 0  # when its previous response is due
         for t in range(first, T, n_sessions):
-            query = t if t > free else free
-            yield _At(env, query, t, _QUERY)
-            steps_fn(run, t, t + 1, RETRIEVE)
-            free = query + latency
-            _At(env, free, t, _RESPONSE, respond)
+            yield env.timeout(at_query[t] - env.now)
+            step(t, t + 1, RETRIEVE)
+            env.timeout(at_response[t] - env.now, t).callbacks.append(respond)
 
-    t0 = time.perf_counter()
     for first in range(min(n_sessions, T)):
         env.process(session(first))
     env.run(until=end)
     elapsed = time.perf_counter() - t0
     n_lost = int(lost.sum())
-    delivered = delivered_late if delay > 0 else T - n_lost
+    delivered = delivered_late if delayed else T - n_lost
     return {"delivered": delivered, "lost": n_lost, "pending": T - n_lost - delivered}, elapsed

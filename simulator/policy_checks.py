@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import engine_fast, policies
+from simulator import policies
+from simulator.live_run import LiveRun
 from simulator.policies.base import Context, always_admit
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
@@ -238,12 +239,12 @@ def check_paging(name):
 def paging_loop_result(pol, trace, capacity, hooks, seed=0):
     """``(hit, [hits, admissions, evictions])`` of a paging run of policy ``pol`` through
     its own ``paging_loop`` or, with ``hooks``, through the engine's hook loop."""
-    n_keys = max(trace.n_keys, 1)
-    ctx = Context(capacity, n_keys, 0, pol.resolve_params(None), seed, 0.0, trace)
-    hit = np.zeros(trace.steps, np.int8)
-    loop = engine_fast.kernel_for(pol, "paging", hooks=hooks)
-    counts = loop(trace.requests, n_keys, capacity, pol.init(ctx), hit)
-    return hit, [int(c) for c in counts]
+    live = LiveRun(trace, pol, capacity=capacity, seed=seed)
+    if hooks:
+        live.step(0, trace.steps)
+    else:
+        live.run_all()
+    return live.hit, [live.hits, live.admissions, live.evictions]
 
 
 def check_paging_loop(name):

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import time
 
 import numpy as np
 
-from simulator import engine_fast, engine_simpy, policies
+from simulator import engine_simpy, policies
 from simulator.errors import InputError
-from simulator.policies.base import Context
-from simulator.kernels import QUALITY_CODES
+from simulator.live_run import LiveRun, check_options
 from simulator.trace import PagingTrace, Trace
 
 # "fast": one compiled loop, immediate feedback; "simpy": discrete events, feedback may be
@@ -111,19 +109,6 @@ class RunResult:
         return out
 
 
-def check_options(capacity, top_k, switch_cost, quality):
-    """Validate the model options (SPEC §1) and raise InputError naming the bad one."""
-    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
-        raise InputError(f"--capacity must be an integer >= 1, got {capacity!r}")
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-        raise InputError(f"--top-k must be an integer >= 1, got {top_k!r}")
-    if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float, np.number)) \
-            or not math.isfinite(switch_cost) or switch_cost < 0:
-        raise InputError(f"--switch-cost must be a finite number >= 0, got {switch_cost!r}")
-    if quality not in QUALITY_CODES:
-        raise InputError(f"--quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}")
-
-
 def check_engine(engine: str, engine_options: dict | None) -> dict:
     """Validate the engine and its options; returns the options with defaults filled in.
 
@@ -166,101 +151,15 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
     check_options(capacity, top_k, switch_cost, quality)
     options = check_engine(engine, engine_options)
     pol = policies.get(policy)
-    prm = pol.resolve_params(params)
-    paging = isinstance(trace, PagingTrace)
-    mode = "paging" if paging else "semantic"
-    if mode not in pol.modes:
-        raise InputError(f"policy '{policy}' is not defined in {mode} mode; it runs in: "
-                         + ", ".join(pol.modes))
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
-    seed = int(seed)
-    config = dict(policy=policy, capacity=None if pol.unbounded else int(capacity),
-                  top_k=int(top_k), switch_cost=float(switch_cost), quality=quality, seed=seed,
-                  params=prm, engine=engine, mode=mode,
+    live = LiveRun(trace, pol, capacity=capacity, top_k=top_k, quality=quality,
+                   switch_cost=switch_cost, seed=seed, params=params)
+    config = dict(live.config, policy=policy, engine=engine,
                   engine_options=options if engine == "simpy" else None)
-    if engine == "simpy" and paging:
-        return _run_simpy_paging(trace, pol, int(capacity), prm, seed, config)
+    feedback = None
     if engine == "simpy":
-        return _run_simpy(trace, pol, int(capacity), int(top_k), float(switch_cost),
-                          QUALITY_CODES[quality], prm, seed, config)
-    kernel = engine_fast.kernel_for(pol, mode)
-    if paging:
-        return _run_paging(trace, pol, kernel, int(capacity), prm, seed, config)
-    return _run_semantic(trace, pol, kernel, int(capacity), int(top_k), float(switch_cost),
-                         QUALITY_CODES[quality], prm, seed, config)
-
-
-def _semantic_args(trace, n_slots, capacity, k, qcode, state, T):
-    out = (np.zeros(T), np.zeros(T, np.int8), np.zeros(T), np.zeros(T),
-           np.zeros(T, np.int64), np.zeros(T, np.int64), np.zeros(T, np.int64),
-           np.zeros(T, np.int64))
-    args = (trace.queries[:T], trace.items[:T], trace.query_topics[:T], trace.item_topics[:T],
-            trace.weights[:T], trace.item_keys[:T], trace.evidence_indptr[:T + 1],
-            trace.evidence_indices, trace.has_evidence, n_slots, trace.n_keys, capacity, k,
-            qcode, state)
-    return args, out
-
-
-def _semantic_setup(trace, pol, capacity, lam, prm, seed):
-    """(capacity, slots, policy context) of a semantic run; unbounded: a slot per item."""
-    n_keys = trace.n_keys
-    if pol.unbounded:
-        capacity = n_keys
-    ctx = Context(capacity, n_keys, trace.dim, prm, seed, lam, trace)
-    return capacity, min(capacity, n_keys), ctx
-
-
-def _run_semantic(trace, pol, kernel, capacity, k, lam, qcode, prm, seed, config):
-    capacity, n_slots, ctx = _semantic_setup(trace, pol, capacity, lam, prm, seed)
-    if not kernel.signatures:  # compile on a one-step prefix so elapsed_s excludes it
-        args, out = _semantic_args(trace, n_slots, capacity, k, qcode, pol.init(ctx), 1)
-        kernel(*args, *out)
-    state = pol.init(ctx)
-    args, out = _semantic_args(trace, n_slots, capacity, k, qcode, state, trace.steps)
-    t0 = time.perf_counter()
-    kernel(*args, *out)
-    elapsed = time.perf_counter() - t0
-    loss, hit, prec, qual, adm, evi, dele, size = out
-    return RunResult(config=config, hit=hit, elapsed_s=elapsed, loss=loss, precision=prec,
-                     quality=qual, admitted=adm, evicted=evi, deleted=dele, size=size,
-                     scored=trace.scored)
-
-
-def _run_simpy(trace, pol, capacity, k, lam, qcode, prm, seed, config):
-    capacity, n_slots, ctx = _semantic_setup(trace, pol, capacity, lam, prm, seed)
-    out, feedback, elapsed = engine_simpy.simulate(
-        engine_fast.steps_for(pol), trace, n_slots, capacity, k, qcode, pol.init(ctx),
-        config["engine_options"], seed)
-    loss, hit, prec, qual, adm, evi, dele, size = out
-    return RunResult(config=config, hit=hit, elapsed_s=elapsed, loss=loss, precision=prec,
-                     quality=qual, admitted=adm, evicted=evi, deleted=dele, size=size,
-                     scored=trace.scored, feedback=feedback)
-
-
-def _paging_context(trace, capacity, prm, seed, config):
-    return Context(capacity, max(trace.n_keys, 1), 0, prm, seed, float(config["switch_cost"]),
-                   trace)
-
-
-def _run_simpy_paging(trace, pol, capacity, prm, seed, config):
-    hit, (_, admissions, evictions), feedback, elapsed = engine_simpy.simulate_paging(
-        engine_fast.steps_for(pol, "paging"), trace, capacity,
-        pol.init(_paging_context(trace, capacity, prm, seed, config)),
-        config["engine_options"], seed)
-    return RunResult(config=config, hit=hit, elapsed_s=elapsed, admissions=admissions,
-                     evictions=evictions, feedback=feedback)
-
-
-def _run_paging(trace, pol, kernel, capacity, prm, seed, config):
-    n_keys = max(trace.n_keys, 1)
-    ctx = _paging_context(trace, capacity, prm, seed, config)
-    if not kernel.signatures:
-        kernel(trace.requests[:1], n_keys, capacity, pol.init(ctx), np.zeros(1, np.int8))
-    state = pol.init(ctx)
-    hit = np.zeros(trace.steps, np.int8)
-    t0 = time.perf_counter()
-    _, admissions, evictions = kernel(trace.requests, n_keys, capacity, state, hit)
-    elapsed = time.perf_counter() - t0
-    return RunResult(config=config, hit=hit, elapsed_s=elapsed, admissions=int(admissions),
-                     evictions=int(evictions))
+        feedback, elapsed = engine_simpy.simulate(live, options, config["seed"])
+    else:
+        elapsed = live.run_all()
+    return RunResult(config=config, elapsed_s=elapsed, feedback=feedback, **live.outputs())

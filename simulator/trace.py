@@ -117,6 +117,83 @@ class PagingTrace:
         return _validate({"requests": requests}, meta or {}, strict_dtype=False)
 
 
+@dataclasses.dataclass(eq=False)
+class TraceBuffer:
+    """The arrays of a semantic trace still being written, for a run that reads it as it
+    goes (a closed loop, an adversary): row t must be complete before step t runs.
+
+    :meth:`blank` gives unit weights, no topics, keys ``0 .. T-1`` (every arrival a new
+    item) and room for ``evidence_per_step`` evidence keys a step; :meth:`finish` validates
+    the finished rows into a :class:`Trace`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> buf = TraceBuffer.blank(steps=2, dim=3)
+    >>> buf.queries[:] = buf.items[:] = np.eye(3, dtype=np.float32)[:2]
+    >>> buf.finish().steps
+    2
+    """
+
+    queries: np.ndarray
+    items: np.ndarray
+    query_topics: np.ndarray
+    item_topics: np.ndarray
+    weights: np.ndarray
+    scored: np.ndarray
+    item_keys: np.ndarray
+    evidence_indptr: np.ndarray
+    evidence_indices: np.ndarray
+    has_evidence: bool
+
+    @classmethod
+    def blank(cls, steps: int, dim: int, evidence_per_step: int = 0) -> "TraceBuffer":
+        T = int(steps)
+        return cls(queries=np.zeros((T, dim), np.float32), items=np.zeros((T, dim), np.float32),
+                   query_topics=np.full(T, -1, np.int64), item_topics=np.full(T, -1, np.int64),
+                   weights=np.ones(T), scored=np.ones(T, np.bool_),
+                   item_keys=np.arange(T, dtype=np.int64),
+                   evidence_indptr=np.zeros(T + 1, np.int64),
+                   evidence_indices=np.zeros(T * evidence_per_step, np.int64),
+                   has_evidence=evidence_per_step > 0)
+
+    @property
+    def steps(self) -> int:
+        return int(self.queries.shape[0])
+
+    @property
+    def dim(self) -> int:
+        return int(self.queries.shape[1])
+
+    @property
+    def n_keys(self) -> int:
+        return self.steps
+
+    def finish(self, meta: dict | None = None) -> Trace:
+        """The written trace, validated (evidence only when the buffer has some)."""
+        evidence = {}
+        if self.has_evidence:
+            ptr = self.evidence_indptr
+            evidence = dict(evidence_indptr=ptr, evidence_indices=self.evidence_indices[:ptr[-1]])
+        return Trace.from_arrays(queries=self.queries, items=self.items,
+                                 query_topics=self.query_topics, item_topics=self.item_topics,
+                                 weights=self.weights, scored=self.scored, meta=meta,
+                                 **evidence)
+
+
+@dataclasses.dataclass(eq=False)
+class PagingBuffer:
+    """The requests of a paging trace still being written (an adversary), over ``n_keys``
+    dense object ids; request t must be set before step t runs."""
+
+    requests: np.ndarray
+    n_keys: int
+
+    @property
+    def steps(self) -> int:
+        return int(self.requests.shape[0])
+
+
 def _as_array(name, value, strict_dtype):
     """``value`` as the SPEC dtype of array ``name``.
 

@@ -80,8 +80,8 @@ def test_long_zipf_trace_with_every_list_in_use(capacity):
 
 def test_run_uses_the_own_loop_and_fills_hits():
     trace = PagingTrace.from_requests(np.array([0, 1, 0, 2, 1, 3, 0], np.int64))
-    assert engine_fast.kernel_for(ARC, "paging") is not engine_fast.kernel_for(
-        ARC, "paging", hooks=True)
+    assert engine_fast.own_paging_loop(ARC) is not None
+    assert engine_fast.own_paging_loop(policies.get("lru")) is None
     result = run(trace, "arc", capacity=2)
     assert result.hit.tolist() == hook_loop(trace.requests, 2)[0]
     assert result.summary()["admissions"] == 7 - int(result.hit.sum())
@@ -96,8 +96,8 @@ def test_int32_keys_table_holds_every_code_up_to_its_capacity():
 @njit
 def _first_hit_missed(requests, n_keys, capacity, state, out_hit):
     """ARC's loop, except that once the cache is too small its first hit is a miss."""
-    hits, admissions, evictions = arc_paging_loop.paging_loop(requests, n_keys, capacity, state,
-                                                         out_hit)
+    hits, admissions, evictions = arc_paging_loop.paging_loop(requests, n_keys, capacity,
+                                                              state, out_hit)
     if capacity < n_keys:
         for t in range(out_hit.shape[0]):
             if out_hit[t]:

@@ -11,9 +11,6 @@ import pathlib
 import pytest
 
 from simulator.experiments import bench
-from simulator.runner import run
-from simulator.trace import PagingTrace
-from workloads.zipf_paging import zipf_requests
 
 pytest.importorskip("libcachesim")
 

@@ -20,11 +20,12 @@ import numpy as np
 import pytest
 
 import workloads
-from simulator import engine_fast, engine_simpy, policies
+from simulator import engine_simpy, policies
 from simulator.cli import main
 from simulator.config import njit
 from simulator.errors import InputError
-from simulator.policies.base import Context, Policy
+from simulator.live_run import LiveRun
+from simulator.policies.base import Policy
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
 
@@ -168,10 +169,9 @@ LOGGER = Policy(name=f"test_event_log_{_SOURCE}", summary="logs (step, phase) of
 
 def logged_events(trace, options, seed):
     """(step, phase) of every hook call of a SimPy run, repeated on_hit calls merged."""
-    state = LOGGER.init(Context(trace.n_keys, trace.n_keys, trace.dim, {}, seed))
-    engine_simpy.simulate(engine_fast.steps_for(LOGGER), trace, trace.n_keys, trace.n_keys, 2,
-                          0, state, engine_simpy.resolve_options(options), seed)
-    log, n = state
+    live = LiveRun(trace, LOGGER, capacity=trace.n_keys, top_k=2, seed=seed)
+    engine_simpy.simulate(live, engine_simpy.resolve_options(options), seed)
+    log, n = live.state
     events = [tuple(e) for e in log[:n[0]].tolist()]
     return [e for i, e in enumerate(events) if i == 0 or e != events[i - 1]]
 

@@ -2,10 +2,9 @@
 
 Before step t the adversary looks at the target's cache S_t and picks the query (and the
 arriving item) that hurts it.  Policies are deterministic given their seed, so the adversary
-runs the target itself, one step at a time, on the trace it is still writing: the fast
-engine's compiled step function (:func:`simulator.engine_fast.steps_for`, as the SimPy
-engine drives it) reads buffer rows filled just before their step, and S_t is rebuilt from
-the per-step ``admitted``/``evicted``/``deleted`` keys.  That is O(T) in all, against
+runs the target itself, one step at a time, on the trace it is still writing: a
+:class:`~simulator.live_run.LiveRun` (the engines' own step function) reads buffer rows
+filled just before their step, and S_t is read off the live cache.  That is O(T) in all, against
 O(T²) for re-running every prefix.  The finished trace is then run again with
 :func:`simulator.runner.run`.  Its hits and admissions must equal the ones seen while
 writing, or the build fails.  So the trace is certified to do to the target what the
@@ -74,22 +73,19 @@ Examples
 from __future__ import annotations
 
 import math
-import types
 
 import numpy as np
 
-from simulator import engine_fast, engine_simpy, policies
+from simulator import policies
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES, normalize_rows
-from simulator.policies.base import Context
+from simulator.kernels import normalize_rows
+from simulator.live_run import LiveRun
 from simulator.runner import run
-from simulator.trace import PagingTrace, Trace
+from simulator.trace import PagingBuffer, PagingTrace, Trace, TraceBuffer
 from workloads import topic_space as ts
 from workloads.base import Workload
 
 ADVERSARIES = ("missing_topic", "paging", "no_memory_then_dropped")
-# Policies that read the future (Context.trace): an adaptive adversary cannot play them.
-OFFLINE = ("belady",)
 JUNK_COSINE = 0.5
 # Defaults of capacity, top_k and switch_cost are those of `semcache run`, so a run with
 # default options matches the run the trace was built against.
@@ -105,7 +101,7 @@ def _mode(adversary: str) -> str:
 def targets(adversary: str) -> list:
     """The registered policies that ``adversary`` can play against."""
     return [name for name, pol in policies.REGISTRY.items()
-            if _mode(adversary) in pol.modes and name not in OFFLINE and not pol.unbounded]
+            if _mode(adversary) in pol.modes and not pol.offline and not pol.unbounded]
 
 
 def target_params(p: dict) -> dict:
@@ -146,40 +142,10 @@ def _check(p: dict) -> str | None:
     return ts.check_noise(p)
 
 
-class _Live:
-    """The target run one step at a time on a semantic trace that is still being written.
-
-    ``buf`` holds the trace arrays the engine reads; row t must be filled before
-    :meth:`step` runs step t.  ``topic_count`` counts the cached items of each topic.
-    """
-
-    def __init__(self, p: dict, seed: int):
-        T, d, K = p["steps"], p["dim"], p["capacity"]
-        pol = policies.get(p["target"])
-        self.buf = types.SimpleNamespace(
-            queries=np.zeros((T, d), np.float32), items=np.zeros((T, d), np.float32),
-            query_topics=np.full(T, -1, np.int64), item_topics=np.full(T, -1, np.int64),
-            weights=np.ones(T), item_keys=np.arange(T, dtype=np.int64),
-            evidence_indptr=np.zeros(T + 1, np.int64), evidence_indices=np.zeros(0, np.int64),
-            has_evidence=False, steps=T, n_keys=T, dim=d)
-        # the context run() gives, but for the trace: no target may read the future
-        state = pol.init(Context(K, T, d, target_params(p), seed, p["switch_cost"], None))
-        self._run, self.out = engine_simpy.new_run(self.buf, min(K, T), K, p["top_k"],
-                                                   QUALITY_CODES["hit"], state)
-        self._step = engine_fast.steps_for(pol)
-        self.topic_count: dict = {}
-
-    def step(self, t: int) -> None:
-        """Run step t (its rows must be written) and update S_{t+1}'s topic counts."""
-        self._step(self._run, t, t + 1, engine_fast.WHOLE)
-        adm, evi, dele = (int(self.out[i][t]) for i in (4, 5, 6))
-        for key, change in ((evi, -1), (dele, -1), (adm, 1)):
-            if key >= 0:  # keys are arrival steps: no item_keys in these traces
-                topic = int(self.buf.item_topics[key])
-                self.topic_count[topic] = self.topic_count.get(topic, 0) + change
-
-    def holds(self, topic: int) -> bool:
-        return self.topic_count.get(topic, 0) > 0
+def _target_run(p: dict, seed: int, trace) -> LiveRun:
+    """The target's run over the buffer being written, with the options it is built for."""
+    return LiveRun(trace, p["target"], capacity=p["capacity"], top_k=p["top_k"],
+                   switch_cost=p["switch_cost"], seed=seed, params=target_params(p))
 
 
 def _member(centre: np.ndarray, sigma: float, noise: np.ndarray) -> np.ndarray:
@@ -209,12 +175,13 @@ def _semantic(p: dict, seed: int) -> Trace:
     junk = (_junk_centres(rng, useful, T) if p["adversary"] == "no_memory_then_dropped"
             else None)
     noise_q, noise_x = rng.standard_normal((T, d)), rng.standard_normal((T, d))
-    live = _Live(p, seed)
-    buf = live.buf
+    buf = TraceBuffer.blank(T, d)
+    live = _target_run(p, seed, buf)
+    held = np.zeros(n_useful, np.int64)  # cached items of each useful topic, in S_t
     aimed = np.zeros(T, np.bool_)
     junk_run = n_junk = 0
     for t in range(T):
-        missing = next((a for a in range(n_useful) if not live.holds(a)), None)
+        missing = next((a for a in range(n_useful) if held[a] == 0), None)
         if missing is not None:  # missing_topic always takes this branch
             topic, centre, junk_run = missing, useful[missing], 0
             aimed[t] = True
@@ -228,35 +195,32 @@ def _semantic(p: dict, seed: int) -> Trace:
         buf.items[t] = _member(centre, item_sigma, noise_x[t])
         buf.query_topics[t] = buf.item_topics[t] = topic
         live.step(t)
+        # S_{t+1}'s topics: keys are arrival steps (these traces have no item_keys)
+        for key, change in ((live.evicted[t], -1), (live.deleted[t], -1), (live.admitted[t], 1)):
+            if key >= 0 and buf.item_topics[key] < n_useful:
+                held[buf.item_topics[key]] += change
     meta = {"workload": "adversarial", "params": dict(p), "seed": seed, "aimed": aimed,
             "item_noise": item_sigma, "query_noise": query_sigma,
             "centre_cosine": ts.pairwise_cosine_summary(useful)}
-    trace = Trace.from_arrays(queries=buf.queries, items=buf.items,
-                              query_topics=buf.query_topics, item_topics=buf.item_topics,
-                              weights=buf.weights, meta=meta)
-    _certify(trace, p, seed, live.out[1], live.out[4])
+    trace = buf.finish(meta)
+    _certify(trace, p, seed, live.hit, live.admitted)
     return trace
 
 
 def _paging(p: dict, seed: int) -> PagingTrace:
     T, K = p["steps"], p["capacity"]
-    pol = policies.get(p["target"])
     n_pages = min(K + 1, T)
-    state = pol.init(Context(K, n_pages, 0, target_params(p), seed, p["switch_cost"], None))
-    requests, hit = np.zeros(T, np.int64), np.zeros(T, np.int8)
-    cache = engine_fast.empty_paging_cache(n_pages, K)
-    slot_key = cache[0]  # the engine writes the cached page of each slot here
-    live = engine_fast.paging_bundle(requests, *cache, state, hit)
-    step = engine_fast.steps_for(pol, "paging")
+    buf = PagingBuffer(np.zeros(T, np.int64), n_pages)
+    live = _target_run(p, seed, buf)
     for t in range(T):
         held = np.zeros(n_pages + 1, np.bool_)
-        held[slot_key[slot_key >= 0]] = True
-        requests[t] = int(np.argmin(held))  # the smallest page not cached
-        step(live, t, t + 1, engine_fast.WHOLE)
-    trace = PagingTrace.from_requests(requests, meta={
+        held[live.cached_keys()] = True
+        buf.requests[t] = int(np.argmin(held))  # the smallest page not cached
+        live.step(t)
+    trace = PagingTrace.from_requests(buf.requests, meta={
         "workload": "adversarial", "params": dict(p), "seed": seed,
         "aimed": np.ones(T, np.bool_)})
-    _certify(trace, p, seed, hit, None)
+    _certify(trace, p, seed, live.hit, None)
     return trace
 
 

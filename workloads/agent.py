@@ -117,7 +117,7 @@ def _check(p: dict) -> str | None:
         _policy_params(p)
     except InputError as exc:
         return str(exc)
-    if p["policy"] in closed_loop.OFFLINE or "semantic" not in pol.modes:
+    if pol.offline or "semantic" not in pol.modes:
         return f"parameter 'policy': '{p['policy']}' cannot run in a closed loop"
     return None
 

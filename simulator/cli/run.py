@@ -47,13 +47,6 @@ def _check_policies(names: list, mode: str, params: dict) -> None:
         pol.resolve_params(params)
 
 
-def _from_cache(name: str, mode: str, engine: str) -> bool:
-    pol = policies.get(name)
-    kernel = (engine_fast.steps_for(pol, mode) if engine == "simpy"
-              else engine_fast.kernel_for(pol, mode))
-    return sum(kernel.stats.cache_hits.values()) > 0
-
-
 def cmd_run(args) -> int:
     runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     _check_engine(args.engine)
@@ -85,7 +78,7 @@ def cmd_run(args) -> int:
                             engine_options=engine_options)
         summary = result.summary()
         if report_cache:
-            summary["compiled_from_cache"] = _from_cache(name, mode, args.engine)
+            summary["compiled_from_cache"] = engine_fast.loaded_from_disk(policies.get(name), mode)
         runs.append(summary)
     doc = {"workload": record, "runs": runs}
     if args.out is not None:

@@ -35,10 +35,8 @@ import time
 import numpy as np
 import simpy
 
-from simulator import engine_fast, engine_simpy, policies
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES
-from simulator.policies.base import Context
+from simulator.live_run import LiveRun
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
 from workloads.zipf_paging import zipf_requests
@@ -199,28 +197,25 @@ def semantic_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0) -> d
 
 
 def bare_simpy_hits(trace, policy, capacity, top_k, seed=0):
-    """(hits, seconds) of the least SimPy driver of the model: one process that calls the
-    policy's compiled step function for a whole step, then waits one time unit.
+    """(hits, seconds) of the least SimPy driver of the model: one process that advances
+    the policy's :class:`~simulator.live_run.LiveRun` a whole step, then waits one time
+    unit.
 
     ``policy`` must be bounded (``unlimited`` has no capacity to pass).
     """
-    pol = policies.get(policy)
-    ctx = Context(capacity, trace.n_keys, trace.dim, pol.resolve_params({}), seed, 0.0, trace)
-    step = engine_fast.steps_for(pol)
-    arrays, out = engine_simpy.new_run(trace, min(capacity, trace.n_keys), capacity, top_k,
-                                       QUALITY_CODES["hit"], pol.init(ctx))
-    step(arrays, 0, 0, 0)  # compile (or load) before the clock starts
+    live = LiveRun(trace, policy, capacity=capacity, top_k=top_k, seed=seed)
+    live.compile()  # compile (or load) before the clock starts
     env = simpy.Environment()
 
     def process():
         for t in range(trace.steps):
-            step(arrays, t, t + 1, engine_fast.WHOLE)
+            live.step(t, t + 1)
             yield env.timeout(1)
 
     env.process(process())
     t0 = time.perf_counter()
     env.run()
-    return int(out[1].sum()), time.perf_counter() - t0
+    return int(live.hit.sum()), time.perf_counter() - t0
 
 
 def simpy_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0,

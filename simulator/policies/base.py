@@ -124,6 +124,7 @@ class Policy:
     delete: Callable = no_delete
     unbounded: bool = False
     modes: tuple = ("semantic", "paging")
+    offline: bool = False
     check_params: Callable | None = None
     paging_loop: Callable | None = None
 

@@ -89,4 +89,4 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="belady", summary="offline: evict the item requested again farthest ahead",
                 init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
-                on_evict=_on_evict, modes=("paging",))
+                on_evict=_on_evict, modes=("paging",), offline=True)
