@@ -52,11 +52,11 @@ def buffer(queries: np.ndarray, items: np.ndarray, scored: np.ndarray,
     return buf
 
 
-def check_online(policy: str):
-    """The registered policy ``policy``, if it can run in a closed loop: online (it does
-    not read the future) and defined in semantic mode; else InputError."""
+def check_online(policy: str, params: dict | None = None):
+    """The registered policy ``policy``, if it can run in a closed loop with ``params``:
+    online (it does not read the future) and defined in semantic mode; else InputError."""
     pol = policies.get(policy)
-    if pol.offline or "semantic" not in pol.modes:
+    if pol.traits_of(params).offline or "semantic" not in pol.modes:
         raise InputError(f"policy '{policy}' cannot run in a closed loop (it is offline or "
                          "not defined in semantic mode)")
     return pol
@@ -81,7 +81,7 @@ def run(buf: TraceBuffer, policy: str, respond, capacity: int, top_k: int, seed:
     meta : dict, optional
         Stored in the trace's ``meta``.
     """
-    pol = check_online(policy)
+    pol = check_online(policy, params)
     options = runner.check_engine(engine, engine_options)
     live = LiveRun(buf, pol, capacity=capacity, top_k=top_k, switch_cost=switch_cost,
                    seed=seed, params=params, before_retrieve=_evidence_writer(respond))

@@ -162,7 +162,7 @@ class LiveRun:
         # only an offline policy (Belady) may read the future
         self._context = Context(self.capacity, n_keys, getattr(trace, "dim", 0), prm,
                                 int(seed), float(switch_cost),
-                                trace if pol.offline else None)
+                                trace if pol.traits_of(prm).offline else None)
         self._step = engine_fast.steps_for(pol, self.mode)
         self._own_loop_ran = False
         self.state = pol.init(self._context)

@@ -1,23 +1,24 @@
 """The contract every registered policy meets: :func:`check_policy` runs it on one policy.
 
 Like scikit-learn's ``check_estimator`` and ``parametrize_with_checks``: each check takes
-a registered policy's name and raises AssertionError with a readable message (also under
-``python -O``: the checks do not use ``assert``); :func:`semantic_checks` and
-:func:`paging_checks` list ``(name, check)`` pairs over the whole registry, which the test
-suite runs.  The checks hold for any policy: capacity is never exceeded, a seed fixes a
-run, a random policy uses its seed, feedback reaches the gate, no state leaks between
-runs, N counts every change of the cache, arrivals and re-arrivals are honoured, paging
-runs behave, and a policy's own paging loop (if any) equals its hooks.  Per-policy
-behaviour (a policy's exact rule) is tested elsewhere.
+a registered policy's name (and optionally its parameters) and raises AssertionError with
+a readable message (also under ``python -O``: the checks do not use ``assert``);
+:func:`semantic_checks` and :func:`paging_checks` list ``(name, check)`` pairs over the
+whole registry, which the test suite runs.  The checks hold for any policy: capacity is
+never exceeded, a seed fixes a run, no state leaks between runs, N counts every change of
+the cache, arrivals and re-arrivals are honoured, paging runs behave, and a policy's own
+paging loop (if any) equals its hooks.  Per-policy behaviour (a policy's exact rule) is
+tested elsewhere.
+
+The checks read what a policy declares about itself
+(:class:`~simulator.policies.base.Traits`) and verify it: a randomized policy's decisions
+change with the seed and any other policy's never do (:func:`check_randomized`), a
+regret-gated policy's admissions follow the miss costs and any other policy's decisions
+ignore them (:func:`check_feedback`), and an online policy is never handed the trace, so
+one that reads it fails every check.
 
 >>> check_policy("fifo")[:3]
-['check_capacity', 'check_determinism', 'check_seed_matters']
-
-Which policies are random or regret-gated is read from their parameters: the Thompson
-eviction parameters (the paper's or the authors' code's) mark a random policy, the Alg. 1
-gate parameters a gated one (the authors' information-gain gate ignores miss costs, so its
-policies count as not gated).  A new policy with neither is treated as deterministic and
-always-admit only where the check says so.
+['check_capacity', 'check_determinism', 'check_randomized']
 """
 
 from __future__ import annotations
@@ -30,20 +31,14 @@ from simulator.policies.base import Context, always_admit
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
 
-THOMPSON = {"delta", "beta_step", "gamma", "novelty_scale", "reward"}
-REF_THOMPSON = {"prior_alpha", "prior_beta", "decay_every", "decay_amount", "novelty_bonus"}
-GATE = {"alpha", "tau0", "tau"}
 ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
 K = 4
+SEEDS = range(4)
 
 
-def is_random(name):
-    params = set(policies.REGISTRY[name].params)
-    return THOMPSON <= params or REF_THOMPSON <= params
-
-
-def is_gated(name):
-    return GATE <= set(policies.REGISTRY[name].params)
+def declared(name, params=None):
+    """The traits the registered policy ``name`` declares with ``params``."""
+    return policies.get(name).traits_of(params)
 
 
 # --------------------------------------------------------------------------- traces
@@ -114,10 +109,10 @@ def replay(result, trace):
 
 # --------------------------------------------------------------------------- checks
 
-def check_capacity(name):
+def check_capacity(name, params=None):
     pol = policies.REGISTRY[name]
     for label, tr in semantic_traces().items():
-        r = run(tr, name, capacity=K, top_k=3, seed=1)
+        r = run(tr, name, capacity=K, top_k=3, seed=1, params=params)
         if pol.unbounded:
             _require((r.evicted < 0).all() and (r.deleted < 0).all(),
                      f"{label}: unlimited evicted")
@@ -128,47 +123,57 @@ def check_capacity(name):
             _require((r.size >= 0).all(), f"{label}: a negative cache size")
 
 
-def check_determinism(name):
+def check_determinism(name, params=None):
     for label, tr in semantic_traces().items():
-        a = run(tr, name, capacity=K, seed=7)
-        b = run(tr, name, capacity=K, seed=7)
+        a = run(tr, name, capacity=K, seed=7, params=params)
+        b = run(tr, name, capacity=K, seed=7, params=params)
         _require(results_equal(a, b), f"{label}: same seed, different runs")
 
 
-def check_seed_matters(name):
-    """Random policies make different decisions under different seeds (on some trace)."""
-    if not is_random(name):
-        return
-    tr = clustered_trace(2, T=400)
-    runs = [run(tr, name, capacity=K, seed=s) for s in range(4)]
-    _require(any(not np.array_equal(runs[0].evicted, r.evicted) for r in runs[1:]),
-             "four seeds, identical evictions")
+def check_randomized(name, params=None):
+    """A policy declared randomized decides differently under some seed; any other policy
+    decides the same under every seed."""
+    randomized = declared(name, params).randomized
+    for label, tr in {**semantic_traces(), "long": clustered_trace(2, T=400)}.items():
+        runs = [run(tr, name, capacity=K, seed=s, params=params) for s in SEEDS]
+        differ = any(not results_equal(runs[0], r) for r in runs[1:])
+        if differ and not randomized:
+            raise AssertionError(f"{label}: the seed changed a run of a policy not declared "
+                                 "randomized (declare Traits(randomized=True))")
+        if differ:
+            return
+    _require(not randomized, f"{len(SEEDS)} seeds, identical runs on every trace, but the "
+             "policy is declared randomized")
 
 
-def check_feedback(name):
-    """Weights 0 vs 1: a gated policy admits differently; any other is unaffected."""
+def check_feedback(name, params=None):
+    """Weights 0 vs 1: a policy declared regret-gated admits differently, and nothing at
+    weight 0; any other decides the same."""
     zero = clustered_trace(3, weights=np.zeros)
     one = clustered_trace(3, weights=np.ones)
-    a = run(zero, name, capacity=K, seed=0)
-    b = run(one, name, capacity=K, seed=0)
+    a = run(zero, name, capacity=K, seed=0, params=params)
+    b = run(one, name, capacity=K, seed=0, params=params)
     decisions = ("hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
-    if is_gated(name):
-        _require(not np.array_equal(a.admitted, b.admitted), "gate ignores the miss cost")
+    if declared(name, params).regret_gated:
+        _require(not np.array_equal(a.admitted, b.admitted), "declared regret-gated, but "
+                 "the miss cost does not change what it admits")
         _require((a.admitted < 0).all(), "weight 0 (no regret ever) still admitted")
     else:
-        _require(results_equal(a, b, decisions), "miss cost changed an always-admit policy")
+        _require(results_equal(a, b, decisions), "the miss cost changed the decisions of a "
+                 "policy not declared regret-gated (declare Traits(regret_gated=True))")
 
 
-def check_reset(name):
+def check_reset(name, params=None):
     """No state leaks between runs or between ``init`` calls."""
     traces = semantic_traces()
-    first = run(traces["fresh"], name, capacity=K, seed=3)
-    run(traces["restream"], name, capacity=K + 1, seed=4)
-    again = run(traces["fresh"], name, capacity=K, seed=3)
+    first = run(traces["fresh"], name, capacity=K, seed=3, params=params)
+    run(traces["restream"], name, capacity=K + 1, seed=4, params=params)
+    again = run(traces["fresh"], name, capacity=K, seed=3, params=params)
     _require(results_equal(first, again), "a run depends on the runs before it")
     pol = policies.REGISTRY[name]
     tr = traces["fresh"]
-    ctx = Context(K, tr.n_keys, tr.dim, pol.resolve_params(None), 3, 0.0, tr)
+    ctx = Context(K, tr.n_keys, tr.dim, pol.resolve_params(params), 3, 0.0,
+                  tr if declared(name, params).offline else None)
     s1, s2 = pol.init(ctx), pol.init(ctx)
     a1, a2 = flatten(s1), flatten(s2)
     _require(len(a1) == len(a2), "two init calls give different numbers of arrays")
@@ -177,11 +182,11 @@ def check_reset(name):
         _require(not np.shares_memory(x, y), "two init calls share an array")
 
 
-def check_modifications(name):
+def check_modifications(name, params=None):
     """N = #steps where the cache content changes, from an independent replay."""
     for label, tr in semantic_traces().items():
         for lam in (0.0, 1.0):
-            r = run(tr, name, capacity=K, switch_cost=lam, seed=5)
+            r = run(tr, name, capacity=K, switch_cost=lam, seed=5, params=params)
             before, after = replay(r, tr)
             changed = sum(b != a for b, a in zip(before, after))
             s = r.summary()
@@ -196,24 +201,26 @@ def check_modifications(name):
                      f"{label}: hits is not the int count of hit steps")
 
 
-def check_arrivals(name):
+def check_arrivals(name, params=None):
     """Admitted keys are the arriving keys; a cached arrival changes nothing."""
     for label, tr in semantic_traces().items():
-        r = run(tr, name, capacity=K, seed=6)
+        r = run(tr, name, capacity=K, seed=6, params=params)
         before, _ = replay(r, tr)
         keys = tr.item_keys
         for t in range(tr.steps):
             if int(keys[t]) in before[t]:
                 _require(r.admitted[t] < 0 and r.evicted[t] < 0, f"{label}: step {t} re-arrival")
+        # full before the arrival: K after it, unless the step also deleted one
         evicting = r.evicted >= 0
-        _require((r.size[evicting] == K).all() or policies.REGISTRY[name].unbounded,
+        full = r.size + (r.deleted >= 0) == K
+        _require(full[evicting].all() or policies.REGISTRY[name].unbounded,
                  f"{label}: evicted although the cache had room")
 
 
-def check_paging(name):
+def check_paging(name, params=None):
     tr = zipf_requests()
-    a = run(tr, name, capacity=K, seed=1)
-    b = run(tr, name, capacity=K, seed=1)
+    a = run(tr, name, capacity=K, seed=1, params=params)
+    b = run(tr, name, capacity=K, seed=1, params=params)
     _require(np.array_equal(a.hit, b.hit), "paging: same seed, different hits")
     req = tr.requests.tolist()
     first = [req.index(k) for k in set(req)]
@@ -221,7 +228,7 @@ def check_paging(name):
     # With room for every object nothing is evicted, so an object that hits once hits on
     # every later request; a policy that keeps base's always_admit misses only first
     # requests there (an admission filter may refuse some misses, and then miss again).
-    big = run(tr, name, capacity=tr.n_keys, seed=1)
+    big = run(tr, name, capacity=tr.n_keys, seed=1, params=params)
     _require(big.summary()["evictions"] == 0, "paging: evicted although every object fits")
     order = np.argsort(tr.requests, kind="stable")
     same = tr.requests[order[1:]] == tr.requests[order[:-1]]
@@ -231,15 +238,18 @@ def check_paging(name):
         _require(big.summary()["hits"] == tr.steps - tr.n_keys,
                  "paging: an always-admit policy missed a request after the first one "
                  "although every object fits")
-    if is_random(name):
-        runs = [run(tr, name, capacity=K, seed=s).hit for s in range(4)]
-        _require(any(not np.array_equal(runs[0], h) for h in runs[1:]), "paging: seed unused")
+    runs = [run(tr, name, capacity=K, seed=s, params=params).hit for s in SEEDS]
+    differ = any(not np.array_equal(runs[0], h) for h in runs[1:])
+    _require(differ or not declared(name, params).randomized,
+             "paging: declared randomized, but no seed changed a hit")
+    _require(not differ or declared(name, params).randomized,
+             "paging: the seed changed a run of a policy not declared randomized")
 
 
-def paging_loop_result(pol, trace, capacity, hooks, seed=0):
+def paging_loop_result(pol, trace, capacity, hooks, seed=0, params=None):
     """``(hit, [hits, admissions, evictions])`` of a paging run of policy ``pol`` through
     its own ``paging_loop`` or, with ``hooks``, through the engine's hook loop."""
-    live = LiveRun(trace, pol, capacity=capacity, seed=seed)
+    live = LiveRun(trace, pol, capacity=capacity, seed=seed, params=params)
     if hooks:
         live.step(0, trace.steps)
     else:
@@ -247,14 +257,15 @@ def paging_loop_result(pol, trace, capacity, hooks, seed=0):
     return live.hit, [live.hits, live.admissions, live.evictions]
 
 
-def check_paging_loop(name):
+def check_paging_loop(name, params=None):
     """A policy's own ``paging_loop`` (if any) equals its hook loop, request for request."""
     pol = policies.REGISTRY[name]
     for seed, objects, alpha in ((0, 60, 0.9), (1, 12, 0.0), (2, 400, 1.2)):
         tr = zipf_requests(seed, 3000, objects, alpha)
         for capacity in (1, 2, K, 16):
             (own_hit, own), (hook_hit, hook) = (
-                paging_loop_result(pol, tr, capacity, hooks, seed) for hooks in (False, True))
+                paging_loop_result(pol, tr, capacity, hooks, seed, params)
+                for hooks in (False, True))
             label = f"paging_loop (Zipf({alpha}), {objects} objects, capacity {capacity})"
             differ = np.flatnonzero(own_hit != hook_hit)
             _require(differ.size == 0, f"{label}: request {differ[:1].tolist()} is a hit in "
@@ -270,7 +281,7 @@ def flatten(state):
     return out
 
 
-SEMANTIC_CHECKS = (check_capacity, check_determinism, check_seed_matters, check_feedback,
+SEMANTIC_CHECKS = (check_capacity, check_determinism, check_randomized, check_feedback,
                    check_reset, check_modifications, check_arrivals)
 PAGING_CHECKS = (check_paging,)
 
@@ -290,8 +301,9 @@ def paging_checks():
     return [(name, c) for name, p in policies.REGISTRY.items() for c in _paging_checks_of(p)]
 
 
-def check_policy(name: str) -> list:
-    """Run every check that applies to the registered policy ``name`` (by its modes).
+def check_policy(name: str, params: dict | None = None) -> list:
+    """Run every check that applies to the registered policy ``name`` (by its modes), with
+    its parameters ``params`` (defaults when None).
 
     Returns the names of the checks run; raises AssertionError naming the policy, the
     failed check and what failed (an error the engine raised counts as a failure too, such
@@ -300,10 +312,11 @@ def check_policy(name: str) -> list:
     hook that writes out of its arrays' bounds can crash the process instead.
     """
     pol = policies.get(name)
+    pol.resolve_params(params)  # a bad parameter is the caller's error, not a failed check
     checks = (SEMANTIC_CHECKS if "semantic" in pol.modes else ()) + _paging_checks_of(pol)
     for check in checks:
         try:
-            check(name)
+            check(name, params)
         except AssertionError as exc:
             raise AssertionError(f"policy '{name}' fails {check.__name__}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - the engine's own objections

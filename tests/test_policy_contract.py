@@ -4,7 +4,7 @@ import pytest
 
 from simulator import policies
 from simulator.runner import run
-from simulator.policy_checks import (K, check_policy, is_gated, is_random, paging_checks,
+from simulator.policy_checks import (K, check_policy, declared, paging_checks,
                                      semantic_checks, zipf_requests)
 
 
@@ -25,13 +25,50 @@ def test_every_policy_runs_somewhere():
         assert set(pol.modes) <= {"semantic", "paging"} and pol.modes, name
 
 
-def test_classification_of_known_policies():
-    """The contract's reading of the parameters matches the policies' docstrings."""
-    assert {n for n in policies.REGISTRY if is_random(n)} >= {"solar_e", "solar"}
-    assert {n for n in policies.REGISTRY if is_gated(n)} >= {"solar_a", "solar"}
-    for name in ("unlimited", "fifo", "lru", "lfu", "arc", "belady", "solar_a"):
-        if name in policies.REGISTRY:
-            assert not is_random(name), name
+def test_declared_traits_of_known_policies():
+    """What the policies declare matches their docstrings (the contract verifies it)."""
+    randomized = {"random", "solar_e", "solar", "solar_e_ref", "solar_ref", "coarse"}
+    assert {n for n in policies.REGISTRY if declared(n).randomized} == randomized
+    assert {n for n in policies.REGISTRY if declared(n).regret_gated} == {"solar_a", "solar"}
+    assert {n for n in policies.REGISTRY if declared(n).offline} == {"belady"}
+
+
+@pytest.mark.parametrize("name", ["periodic", "history", "combined"])
+def test_a_judge_that_can_err_makes_a_strategy_randomized(name):
+    """A parameter can decide a trait: with the noisy judge a strategy draws from the seed,
+    and the contract holds it to that declaration."""
+    assert not declared(name).randomized
+    coarse = {"addition": "coarse"}
+    assert declared(name, coarse).randomized
+    assert not declared(name, {**coarse, "false_positive": 0.0}).randomized
+    assert "check_randomized" in check_policy(name, coarse)
+
+
+def test_the_contract_verifies_what_a_policy_declares(monkeypatch):
+    """A random policy declared deterministic, a deterministic one declared randomized or
+    regret-gated, and a policy that reads the trace without declaring itself offline each
+    fail the check that verifies that declaration."""
+    import dataclasses
+
+    from simulator.policies import fifo, random
+    from simulator.policies.base import Traits
+
+    monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))
+    cases = {
+        "undeclared_random": (dataclasses.replace(random.POLICY, traits=Traits()),
+                              "check_randomized: fresh: the seed changed a run"),
+        "claims_random": (dataclasses.replace(fifo.POLICY, traits=Traits(randomized=True)),
+                          "check_randomized: 4 seeds, identical runs"),
+        "claims_gated": (dataclasses.replace(fifo.POLICY, traits=Traits(regret_gated=True)),
+                         "check_feedback: declared regret-gated"),
+        "reads_the_trace": (dataclasses.replace(
+            fifo.POLICY, init=lambda ctx: fifo.POLICY.init(ctx) + (ctx.trace.steps,)),
+            "check_capacity: AttributeError"),
+    }
+    for name, (policy, failure) in cases.items():
+        policies.REGISTRY[name] = dataclasses.replace(policy, name=name)
+        with pytest.raises(AssertionError, match=f"^policy '{name}' fails {failure}"):
+            check_policy(name)
 
 
 @pytest.mark.parametrize("capacity", [1, 3, K, 10])

@@ -101,7 +101,8 @@ def _mode(adversary: str) -> str:
 def targets(adversary: str) -> list:
     """The registered policies that ``adversary`` can play against."""
     return [name for name, pol in policies.REGISTRY.items()
-            if _mode(adversary) in pol.modes and not pol.offline and not pol.unbounded]
+            if _mode(adversary) in pol.modes and not pol.traits_of().offline
+            and not pol.unbounded]
 
 
 def target_params(p: dict) -> dict:

@@ -114,10 +114,10 @@ def _check(p: dict) -> str | None:
         return f"parameter 'shift_kind' must be one of w, input, got {p['shift_kind']!r}"
     try:
         pol = policies.get(p["policy"])
-        _policy_params(p)
+        params = _policy_params(p)
     except InputError as exc:
         return str(exc)
-    if pol.offline or "semantic" not in pol.modes:
+    if pol.traits_of(params).offline or "semantic" not in pol.modes:
         return f"parameter 'policy': '{p['policy']}' cannot run in a closed loop"
     return None
 

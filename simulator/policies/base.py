@@ -29,6 +29,11 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
 ``delete(state, t, cache) -> slot``
     after the decision, a slot to delete without admitting, or -1 (deletion strategies).
 
+A policy declares its :class:`Traits` (randomized, regret-gated, offline), as
+scikit-learn's estimators declare their tags; :func:`simulator.policy_checks.check_policy`
+verifies each declaration, and an online policy never gets the trace (``Context.trace``
+is None), so one that reads it fails there.
+
 A policy may also give ``paging_loop(requests, n_keys, capacity, state, out_hit) ->
 (hits, admissions, evictions)``, a compiled whole-trace paging run that fills ``out_hit``
 exactly as the engine's hook loop would; the fast engine then runs paging traces through
@@ -102,12 +107,38 @@ class Context:
 
 
 @dataclasses.dataclass(frozen=True)
+class Traits:
+    """What a policy declares about itself; the contract verifies every declaration.
+
+    Attributes
+    ----------
+    randomized : bool
+        Its decisions depend on the seed (draws from the run's random stream).  The
+        contract requires some seed to change them if True, and no seed to if False.
+    regret_gated : bool
+        It admits only once the miss cost fed back since its last admission reaches a
+        threshold (the SOLAR paper's Alg. 1): if True, with every miss cost 0 it never
+        admits and miss costs change what it admits; if False, miss costs change nothing.
+    offline : bool
+        It reads the whole trace in advance (``Context.trace``, Belady), so it cannot run
+        online: not in a closed loop, and no adversary can play it.
+    """
+
+    randomized: bool = False
+    regret_gated: bool = False
+    offline: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
 class Policy:
     """One cache policy: its name, documented parameters, state builder and hooks.
 
-    ``init(ctx)`` takes a :class:`Context` and returns the state tuple.  ``unbounded`` policies get
-    one slot per distinct item and ignore the capacity.  ``modes`` lists where the policy
-    is defined (``"semantic"``, ``"paging"``).
+    ``init(ctx)`` takes a :class:`Context` and returns the state tuple.  ``unbounded``
+    policies get one slot per distinct item and ignore the capacity.  ``modes`` lists where
+    the policy is defined (``"semantic"``, ``"paging"``).  ``traits`` is a :class:`Traits`,
+    or a function of the resolved parameters that returns one when a parameter decides
+    (a noisy judge draws from the seed only when it can err); read it with
+    :meth:`traits_of`.
     """
 
     name: str
@@ -124,7 +155,7 @@ class Policy:
     delete: Callable = no_delete
     unbounded: bool = False
     modes: tuple = ("semantic", "paging")
-    offline: bool = False
+    traits: Traits | Callable = Traits()
     check_params: Callable | None = None
     paging_loop: Callable | None = None
 
@@ -136,6 +167,17 @@ class Policy:
             if problem:
                 raise InputError(f"policy '{self.name}': {problem}")
         return out
+
+    def traits_of(self, params: dict | None = None) -> Traits:
+        """The declared traits with ``params`` (defaults when None).
+
+        >>> from simulator.policies import REGISTRY
+        >>> REGISTRY["solar"].traits_of()
+        Traits(randomized=True, regret_gated=True, offline=False)
+        """
+        if not callable(self.traits):
+            return self.traits
+        return self.traits(self.resolve_params(params))
 
 
 def empty_state():

@@ -14,7 +14,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.errors import InputError
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, Traits
 
 
 def next_requests(requests):
@@ -89,4 +89,5 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="belady", summary="offline: evict the item requested again farthest ahead",
                 init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
-                on_evict=_on_evict, modes=("paging",), offline=True)
+                on_evict=_on_evict, modes=("paging",),
+                traits=Traits(offline=True))

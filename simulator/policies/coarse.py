@@ -16,4 +16,5 @@ POLICY = Policy(name="coarse", summary="add iff a noisy judge (false-positive ra
                 "the step's quality", init=lambda ctx: mr.new_state(ctx, "coarse"),
                 victim=mr.victim, on_hit=mr.on_hit, on_feedback=mr.on_feedback,
                 admit=mr.admit, on_insert=mr.on_insert, params=PARAMS, modes=("semantic",),
-                check_params=mr.check)
+                check_params=mr.check,
+                traits=lambda p: mr.traits(p, "coarse"))

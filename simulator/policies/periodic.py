@@ -15,4 +15,4 @@ POLICY = Policy(name="periodic", summary="gated addition + periodic sweep of unu
                 init=lambda ctx: mr.new_state(ctx, ctx.params["addition"]), victim=mr.victim,
                 on_hit=mr.on_hit, on_feedback=mr.on_feedback, admit=mr.admit,
                 on_insert=mr.on_insert, delete=mr.delete, params=PARAMS,
-                modes=("semantic",), check_params=mr.check)
+                modes=("semantic",), check_params=mr.check, traits=mr.traits)

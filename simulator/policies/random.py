@@ -15,7 +15,7 @@ import numpy as np
 
 from simulator import rng
 from simulator.config import njit
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, Traits
 
 _SALT = 0x52414E44  # "RAND": separates this stream from any other stream of the run
 
@@ -51,4 +51,5 @@ def _victim(state, t, key, x, cache):
 
 
 POLICY = Policy(name="random", summary="always admit; evict a uniformly random item (seeded)",
-                init=_init, victim=_victim, on_insert=_on_insert, on_evict=_on_evict)
+                init=_init, victim=_victim, on_insert=_on_insert, on_evict=_on_evict,
+                traits=Traits(randomized=True))

@@ -7,7 +7,7 @@ Parameters are those of :mod:`~simulator.policies.parts.regret_gate` (``alpha``,
 
 from simulator.config import njit
 from simulator.policies.parts import regret_gate, thompson
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, Traits
 
 PARAMS = {**regret_gate.PARAMS, **thompson.PARAMS}
 
@@ -43,4 +43,5 @@ def _victim(state, t, key, x, cache):
 POLICY = Policy(name="solar", summary="regret-gated admission (Alg. 1) + Thompson eviction "
                 "(Alg. 2)", init=_init, victim=_victim, on_hit=_on_hit,
                 on_feedback=regret_gate.on_feedback, admit=regret_gate.admit_hook,
-                on_insert=_on_insert, on_evict=_on_evict, params=PARAMS, check_params=_check)
+                on_insert=_on_insert, on_evict=_on_evict, params=PARAMS, check_params=_check,
+                traits=Traits(randomized=True, regret_gated=True))

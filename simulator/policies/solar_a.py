@@ -21,7 +21,7 @@ import numpy as np
 from simulator.config import njit
 from simulator.kernels import similarities
 from simulator.policies.parts import regret_gate
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, Traits
 
 PARAMS = {**regret_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
           "age_scale": 100.0}
@@ -141,4 +141,4 @@ POLICY = Policy(name="solar_a", summary="regret-gated admission (Alg. 1); heuris
                 "multi-score eviction", init=_init, victim=_victim, on_hit=_on_hit,
                 on_feedback=regret_gate.on_feedback, admit=regret_gate.admit_hook,
                 on_insert=_on_insert, on_evict=_on_evict, params=PARAMS,
-                check_params=_check)
+                check_params=_check, traits=Traits(regret_gated=True))

@@ -2,7 +2,7 @@
 
 from simulator.config import njit
 from simulator.policies.parts import thompson
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, Traits
 
 
 def _init(ctx):
@@ -32,4 +32,5 @@ def _victim(state, t, key, x, cache):
 POLICY = Policy(name="solar_e", summary="always admit; Thompson-sampling eviction (Alg. 2)",
                 init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
                 on_evict=_on_evict,
-                params=dict(thompson.PARAMS), check_params=thompson.check)
+                params=dict(thompson.PARAMS), check_params=thompson.check,
+                traits=Traits(randomized=True))

@@ -19,7 +19,7 @@ bonus needs vectors).  Randomness comes only from the run's seed; the authors dr
 
 from simulator.config import njit
 from simulator.policies.parts import authors_thompson
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, Traits
 
 
 def _init(ctx):
@@ -62,4 +62,5 @@ POLICY = Policy(name="solar_e_ref", summary="always admit; the authors' Thompson
                 init=_init, victim=_victim, on_hit=_on_hit, on_feedback=_on_feedback,
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict,
                 params=dict(authors_thompson.PARAMS),
-                check_params=authors_thompson.check, modes=("semantic",))
+                check_params=authors_thompson.check, modes=("semantic",),
+                traits=Traits(randomized=True))

@@ -20,7 +20,7 @@ Semantic mode only.  Randomness comes only from the run's seed.
 
 from simulator.config import njit
 from simulator.policies.parts import authors_gate, authors_thompson
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, Traits
 
 PARAMS = {**authors_gate.PARAMS, **authors_thompson.PARAMS}
 
@@ -77,4 +77,4 @@ POLICY = Policy(name="solar_ref", summary="the authors' code: information-gain g
                 "Thompson eviction", init=_init, victim=_victim, on_hit=_on_hit,
                 on_feedback=_on_feedback, admit=_admit, on_rearrival=_on_rearrival,
                 on_insert=_on_insert, on_evict=_on_evict, params=PARAMS, check_params=_check,
-                modes=("semantic",))
+                modes=("semantic",), traits=Traits(randomized=True))

@@ -46,6 +46,7 @@ import numpy as np
 
 from simulator import rng
 from simulator.config import njit
+from simulator.policies.base import Traits
 
 ADDITIONS = ("none", "all", "strict", "coarse")
 JUDGE = {"threshold": 0.5, "false_positive": 0.2, "false_negative": 0.0}
@@ -85,6 +86,14 @@ def check(p: dict) -> str | None:
         if name in p and p[name] < 1:
             return f"parameter '{name}' must be >= 1, got {p[name]}"
     return None
+
+
+def traits(p: dict, addition: str | None = None):
+    """A strategy's declared traits: it draws from the seed only through a judge that can
+    err (``addition`` — the parameter unless given — is ``"coarse"`` with a false-positive
+    or false-negative rate above 0)."""
+    judged = (addition or p.get("addition")) == "coarse"
+    return Traits(randomized=judged and (p["false_positive"] > 0 or p["false_negative"] > 0))
 
 
 def new_state(ctx, addition: str) -> tuple:
