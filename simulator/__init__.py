@@ -1,0 +1,41 @@
+"""semcache: a simulator of semantic caches (agent memory); ``import simulator`` is the front door.
+
+>>> import simulator
+>>> trace = simulator.workloads.get("clusters").generate({"steps": 300, "topics": 5}, seed=0)
+>>> result = simulator.run(trace, "fifo", capacity=10, top_k=3)
+>>> result.summary()["steps"], "fifo" in simulator.policies.REGISTRY
+(300, True)
+
+Running: :func:`run` (one policy over one trace, a :class:`RunResult`) and
+:class:`LiveRun` (a run in progress, stepped by hand).  Traces: :class:`Trace`,
+:class:`PagingTrace`, :func:`load`, :func:`save`, and :class:`TraceBuffer` for a trace
+still being written.  Registries: :mod:`policies <simulator.policies>` (``REGISTRY``,
+``get``) and :mod:`workloads` (``REGISTRY``, ``get``).  Your own policy: :class:`Policy`,
+:class:`Traits`, :func:`njit` (the project's numba flags) and :func:`check_policy` (the
+contract every policy meets).  Bad input raises :class:`InputError`.
+
+The core (everything in this package but :mod:`simulator.cli` and
+:mod:`simulator.experiments`) never imports the workloads, the theory or the application;
+``simulator.workloads`` is the one name handed on from a floor above, loaded on first use.
+"""
+
+from simulator import policies
+from simulator.config import njit
+from simulator.errors import InputError
+from simulator.live_run import LiveRun
+from simulator.policies.base import Policy, Traits
+from simulator.policy_checks import check_policy
+from simulator.runner import RunResult, run
+from simulator.trace import PagingTrace, Trace, TraceBuffer, load, save
+
+__all__ = ["InputError", "LiveRun", "PagingTrace", "Policy", "RunResult", "Trace",
+           "TraceBuffer", "Traits", "check_policy", "load", "njit", "policies", "run", "save",
+           "workloads"]
+
+
+def __getattr__(name):
+    if name == "workloads":  # a floor above the core: loaded when first asked for
+        import workloads
+
+        return workloads
+    raise AttributeError(f"module 'simulator' has no attribute {name!r}")

@@ -86,10 +86,8 @@ import simpy
 from simulator.engine_fast import ARRIVE, FEEDBACK, RETRIEVE
 from simulator.errors import InputError
 
-# Engine options: default values, and the command-line flag that sets each one.
+# Engine options and their defaults.
 OPTIONS = {"latency": 0.0, "feedback_delay": 0.0, "feedback_loss": 0.0, "sessions": 1}
-FLAGS = {"latency": "--latency", "feedback_delay": "--feedback-delay",
-         "feedback_loss": "--feedback-loss", "sessions": "--sessions"}
 _LOSS_SALT = 0x10557  # separates the loss draws from every other stream of the run
 # Event phases within one step, in processing order at equal times.
 _QUERY, _FEEDBACK, _RESPONSE = range(3)
@@ -105,29 +103,28 @@ def resolve_options(options: dict | None) -> dict:
     >>> resolve_options({"feedback_loss": 2})
     Traceback (most recent call last):
     ...
-    simulator.errors.InputError: --feedback-loss (engine option 'feedback_loss') must be a \
-probability in [0, 1], got 2
+    simulator.errors.InputError: feedback_loss must be a probability in [0, 1], got 2
     """
     given = dict(options or {})
     unknown = sorted(set(given) - set(OPTIONS))
     if unknown:
         raise InputError(f"unknown engine option '{unknown[0]}'; valid engine options: "
-                         + ", ".join(OPTIONS))
+                         + ", ".join(OPTIONS), "engine_options")
     out = dict(OPTIONS)
     for name, value in given.items():
-        what = f"{FLAGS[name]} (engine option '{name}')"
         if name == "sessions":
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise InputError(f"{what} must be an integer >= 1, got {value!r}")
+                raise InputError(f"{name} must be an integer >= 1, got {value!r}", name)
             out[name] = int(value)
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) \
                 or not math.isfinite(value):
-            raise InputError(f"{what} must be a finite number, got {value!r}")
+            raise InputError(f"{name} must be a finite number, got {value!r}", name)
         if name == "feedback_loss" and not 0.0 <= value <= 1.0:
-            raise InputError(f"{what} must be a probability in [0, 1], got {value!r}")
+            raise InputError(f"{name} must be a probability in [0, 1], got {value!r}", name)
         if value < 0:
-            raise InputError(f"{what} must be >= 0 (time units = trace steps), got {value!r}")
+            raise InputError(f"{name} must be >= 0 (time units = trace steps), got {value!r}",
+                             name)
         out[name] = float(value)
     return out
 

@@ -91,14 +91,16 @@ def check_options(capacity, top_k, switch_cost, quality) -> None:
     """Validate the model options K, k, λ and the quality measure (SPEC §1); a bad one
     raises InputError naming it."""
     if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
-        raise InputError(f"--capacity must be an integer >= 1, got {capacity!r}")
+        raise InputError(f"capacity must be an integer >= 1, got {capacity!r}", "capacity")
     if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-        raise InputError(f"--top-k must be an integer >= 1, got {top_k!r}")
+        raise InputError(f"top_k must be an integer >= 1, got {top_k!r}", "top_k")
     if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float, np.number)) \
             or not math.isfinite(switch_cost) or switch_cost < 0:
-        raise InputError(f"--switch-cost must be a finite number >= 0, got {switch_cost!r}")
+        raise InputError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}",
+                         "switch_cost")
     if quality not in QUALITY_CODES:
-        raise InputError(f"--quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}")
+        raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
+                         "quality")
 
 
 def _mode_of(trace) -> str:

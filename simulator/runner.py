@@ -115,12 +115,12 @@ def check_engine(engine: str, engine_options: dict | None) -> dict:
     The fast engine accepts only the defaults (immediate feedback, one session).
     """
     if engine not in ENGINES:
-        raise InputError(f"--engine must be one of: {', '.join(ENGINES)}; got {engine!r}")
+        raise InputError(f"engine must be one of: {', '.join(ENGINES)}; got {engine!r}", "engine")
     options = engine_simpy.resolve_options(engine_options)
     if engine == "fast" and not engine_simpy.is_default(options):
         name = next(n for n in options if options[n] != engine_simpy.OPTIONS[n])
-        raise InputError(f"{engine_simpy.FLAGS[name]} (engine option '{name}') needs --engine "
-                         "simpy; the fast engine has immediate feedback and one session")
+        raise InputError(f"{name} needs the simpy engine; the fast engine has immediate "
+                         "feedback and one session", name)
     return options
 
 

@@ -323,7 +323,7 @@ def load(path) -> Trace | PagingTrace:
     """
     path = os.fspath(path)
     if not os.path.exists(path):
-        raise InputError(f"trace file '{path}' does not exist; check --trace")
+        raise InputError(f"trace file '{path}' does not exist; give the path of a trace .npz")
     try:
         npz = np.load(path, allow_pickle=False)
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:

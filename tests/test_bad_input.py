@@ -256,3 +256,56 @@ def test_zip_member_that_is_not_npy_is_an_input_error(tmp_path, capsys):
     assert main([*RUN, "--trace", str(path)]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1 and "'queries'" in err  # np.load reads it as bytes
+
+
+def _small_trace():
+    import workloads
+
+    return workloads.get("clusters").generate({"steps": 50, "dim": 8}, seed=0)
+
+
+def _call_run(**options):
+    from simulator.runner import run
+
+    return lambda: run(_small_trace(), "fifo", **options)
+
+
+def _call_study(**options):
+    from simulator.experiments import delay_study
+
+    return lambda: delay_study.study(quick=True, **options)
+
+
+def _call_claims(ids):
+    from theory.claims import select
+
+    return lambda: select(ids)
+
+
+@pytest.mark.parametrize("call, argv, param, flag", [
+    (_call_run(capacity=0), ["run", *SMALL, "--capacity", "0"], "capacity", "--capacity"),
+    (_call_run(top_k=0), ["run", *SMALL, "--top-k", "0"], "top_k", "--top-k"),
+    (_call_run(switch_cost=-1.0), ["run", *SMALL, "--switch-cost", "-1"], "switch_cost",
+     "--switch-cost"),
+    (_call_run(quality="best"), ["run", *SMALL, "--quality", "best"], "quality", "--quality"),
+    (_call_run(engine_options={"feedback_delay": 2.0}),
+     ["run", *SMALL, "--feedback-delay", "2"], "feedback_delay", "--feedback-delay"),
+    (_call_run(engine="simpy", engine_options={"sessions": 0}),
+     ["run", *SMALL, "--engine", "simpy", "--sessions", "0"], "sessions", "--sessions"),
+    (_call_study(seeds=1), ["delay-study", "--quick", "--seeds", "1"], "seeds", "--seeds"),
+    (_call_study(delays=(-1,)), ["delay-study", "--quick", "--delays", "-1"], "delays",
+     "--delays"),
+    (_call_claims(["nope"]), ["claims", "--only", "nope"], "ids", "--only"),
+], ids=lambda v: v if isinstance(v, str) and not v.startswith("-") else None)
+def test_the_library_names_the_parameter_and_the_command_line_its_flag(call, argv, param, flag,
+                                                                      capsys):
+    from simulator.errors import InputError
+
+    with pytest.raises(InputError) as err:
+        call()
+    text = str(err.value)
+    assert err.value.param == param and text.startswith(param) and text[len(param)] in " :"
+    assert main(argv) == 2
+    line = capsys.readouterr().err.strip()
+    assert line.startswith(f"semcache: error: {flag} ") or \
+        line.startswith(f"semcache: error: {flag}: "), line

@@ -299,25 +299,29 @@ def test_sessions_with_latency_are_deterministic_and_matter():
 
 @pytest.mark.parametrize("options, words", [
     ({"delay": 1}, ["unknown engine option 'delay'", "feedback_delay"]),
-    ({"feedback_delay": -1}, ["--feedback-delay", ">= 0"]),
-    ({"feedback_delay": float("nan")}, ["--feedback-delay", "finite"]),
-    ({"latency": "2"}, ["--latency", "number"]),
-    ({"feedback_loss": 1.5}, ["--feedback-loss", "[0, 1]"]),
-    ({"sessions": 0}, ["--sessions", "integer >= 1"]),
-    ({"sessions": 2.0}, ["--sessions", "integer >= 1"]),
-    ({"sessions": True}, ["--sessions"]),
+    ({"feedback_delay": -1}, ["feedback_delay", ">= 0"]),
+    ({"feedback_delay": float("nan")}, ["feedback_delay", "finite"]),
+    ({"latency": "2"}, ["latency", "number"]),
+    ({"feedback_loss": 1.5}, ["feedback_loss", "[0, 1]"]),
+    ({"sessions": 0}, ["sessions", "integer >= 1"]),
+    ({"sessions": 2.0}, ["sessions", "integer >= 1"]),
+    ({"sessions": True}, ["sessions"]),
 ])
 def test_bad_engine_options(options, words):
+    """The library names the option as Python spells it (and in ``param``); the command
+    line names its flag (test_cli)."""
     with pytest.raises(InputError) as err:
         run(_trace("clusters", 0), "fifo", engine="simpy", engine_options=options)
     assert "\n" not in str(err.value)
     for word in words:
         assert word in str(err.value)
+    if words[0] in options:
+        assert err.value.param == words[0] and str(err.value).startswith(words[0])
 
 
 def test_fast_engine_refuses_simpy_options_but_accepts_defaults():
     trace = _trace("clusters", 0)
-    with pytest.raises(InputError, match=r"--feedback-loss .* needs --engine simpy"):
+    with pytest.raises(InputError, match=r"^feedback_loss needs the simpy engine"):
         run(trace, "fifo", engine_options={"feedback_loss": 0.1})
     run(trace, "fifo", engine_options={"feedback_delay": 0, "sessions": 1})
 

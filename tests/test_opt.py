@@ -204,7 +204,7 @@ def test_refusals_are_input_errors():
         opt(tr, 8, 3, 0.5, "precision", method="items")  # too big for the item DP
     with pytest.raises(InputError, match="semantic"):
         opt(PagingTrace.from_requests([1, 2, 1]), 1)
-    with pytest.raises(InputError, match="--capacity"):
+    with pytest.raises(InputError, match="^capacity must"):
         opt(tr, 0)
     with pytest.raises(InputError, match="topics"):
         opt(tr, 2, 1, 0.5, "precision", method="topics")
@@ -239,5 +239,5 @@ def test_cli_opt_json_matches_opt(tmp_path, capsys):
     code, text = _opt_cli(["opt", "--workload", "cycling", "--param", "steps=30",
                            "--param", "topics=4", "--capacity", "2", "--top-k", "1"], capsys)
     assert code == 0 and text.startswith("OPT = ")
-    with pytest.raises(InputError, match="--capacity"):
+    with pytest.raises(InputError, match="^capacity must"):
         _opt_cli(["opt", "--workload", "cycling", "--capacity", "0"], capsys)

@@ -301,13 +301,13 @@ def test_progress_bar_goes_to_stderr(tmp_path, capsys):
     (["--seeds", "0-2,2"], "--seeds gives seed 2 twice"),
     (["--seeds", "-1"], "--seeds expects integers >= 0 or ranges"),
     (["--policy", "fifo,nope"], "unknown policy 'nope'"),
-    (["--policy", "belady"], "--policy belady: not defined in semantic mode"),
-    (["--param", "topics="], "--param topics has no values"),
+    (["--policy", "belady"], "--policy: belady is not defined in semantic mode"),
+    (["--param", "topics="], "--param: topics has no values"),
     (["--param", "colour=red"], "workload 'clusters' has no parameter 'colour'"),
     (["--param", "topics=0,3"], "parameter 'topics' must be >= 1"),
     (["--policy-param", "alpha=0.2"], "policy 'fifo' has no parameter 'alpha'"),
     (["--workers", "-1"], "--workers must be an integer >= 0"),
-    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:9"], "cannot be used with --scheduler"),
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:9"], "cannot be used with a scheduler"),
     (["--scheduler", "tcp://127.0.0.1:9"], "--scheduler 'tcp://127.0.0.1:9': cannot connect"),
 ])
 def test_bad_input_is_one_line_naming_the_option(tmp_path, capsys, monkeypatch, extra,
@@ -338,7 +338,7 @@ def test_out_must_be_a_new_or_empty_store_or_resumed(tmp_path, capsys):
     store = str(tmp_path / "store")
     assert _cli(capsys, [*CLI_SMALL, "--out", store, "--workers", "0"])[0] == 0
     code, _, err = _cli(capsys, [*CLI_SMALL, "--out", store, "--workers", "0"])
-    assert code == 2 and "use --resume" in err and err.count("\n") == 1
+    assert code == 2 and "(--resume)" in err and err.count("\n") == 1
     assert len(load_rows(store)) == 8  # untouched
     assert (other / "notes.txt").read_text() == "mine"
 

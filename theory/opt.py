@@ -162,7 +162,7 @@ def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
         raise InputError("opt needs a semantic trace; for a paging trace use the 'belady' "
                          "policy, which is optimal there")
     if method not in METHODS:
-        raise InputError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}", "method")
     K, k, lam = int(capacity), int(top_k), float(switch_cost)
     config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
     refused = []

@@ -91,7 +91,8 @@ def relevance_matrix(trace) -> np.ndarray:
 def build_model(trace, top_k: int, quality: str) -> MissModel:
     """The dense T x T model of ``trace`` (memory 5·T² bytes; callers bound T)."""
     if quality not in QUALITY_CODES:
-        raise InputError(f"--quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}")
+        raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
+                         "quality")
     T = trace.steps
     sim = np.zeros((T, T), np.float32)
     _sim_matrix(trace.queries, trace.items, sim)

@@ -36,5 +36,5 @@ class Workload:
     def generate(self, params: dict | None = None, seed: int = 0):
         """Validate ``params`` and build the trace for ``seed`` (an integer >= 0)."""
         if isinstance(seed, bool) or int(seed) != seed or seed < 0:
-            raise InputError(f"--seed must be an integer >= 0, got {seed!r}")
+            raise InputError(f"seed must be an integer >= 0, got {seed!r}", "seed")
         return self.make(self.resolve_params(params), int(seed))

@@ -38,7 +38,7 @@ question's category, or 0 for a probe) and ``qa_index`` (its index in the conver
 ``qa`` list, or −1).
 
 Parameters: ``path`` (a LoCoMo folder or ``locomo10.json``; default ``$SEMCACHE_LOCOMO``,
-else ``../shared/data/locomo`` beside the project), ``conversations`` (comma-separated
+else ``locomo`` under the data home, :mod:`workloads.data_home`), ``conversations`` (comma-separated
 file stems or sample ids, e.g. ``26,30``; empty: all, in file order), ``placement``,
 ``categories`` (default ``1,2,3,4,5``), ``max_turns`` (0: all), ``text`` and ``cache`` (the
 embedding cache root; default as in :mod:`workloads.text_embed`).  The seed draws the

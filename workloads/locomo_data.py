@@ -45,14 +45,13 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
-import os
 import pathlib
 import re
 
 from simulator.errors import InputError
+from workloads.data_home import dataset
 
 ENV = "SEMCACHE_LOCOMO"
-_PROJECT = pathlib.Path(__file__).resolve().parents[1]
 _STRICT_ID = re.compile(r"D(\d+):(\d+)")
 _LOOSE_ID = re.compile(r"D:?0*(\d+):0*(\d+)")
 _SESSION = re.compile(r"session_(\d+)")
@@ -94,11 +93,9 @@ class Conversation:
 
 
 def default_path() -> pathlib.Path | None:
-    """``$SEMCACHE_LOCOMO``, else ``../shared/data/locomo`` beside the project if it exists."""
-    if os.environ.get(ENV):
-        return pathlib.Path(os.environ[ENV])
-    near = _PROJECT.parent / "shared" / "data" / "locomo"
-    return near if near.is_dir() else None
+    """``$SEMCACHE_LOCOMO``, else ``locomo`` under the data home if it is there
+    (:mod:`workloads.data_home`)."""
+    return dataset("locomo", ENV)
 
 
 def parse_id(text: str):
@@ -244,7 +241,8 @@ def load(path=None, select=None) -> list:
         path = default_path()
         if path is None:
             raise InputError(f"no LoCoMo data: set path= or ${ENV} to a LoCoMo folder or "
-                             "locomo10.json (the project ships no data)")
+                             "locomo10.json, or put it in 'locomo' under $SEMCACHE_DATA "
+                             "(the project ships no data)")
     objects = _raw_objects(pathlib.Path(path))
     if select:
         by_name = {}

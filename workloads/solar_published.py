@@ -30,7 +30,7 @@ or a prefill (the retrieval-noise traces) is refused: SPEC §1 has an arrival ev
 
 The ``solar_published`` workload loads one folder by name (``family``, ``variant``,
 ``trace_seed``) under ``root``: the parameter, else ``$SEMCACHE_SOLAR_DATA``, else
-``../shared/data/solar-synthetic`` beside the project.  ``trace_seed`` is one of the
+``solar-synthetic`` under the data home (:mod:`workloads.data_home`).  ``trace_seed`` is one of the
 authors' seeds (42, 1337, 2024); the default 0 picks one by the workload seed,
 ``(42, 1337, 2024)[seed % 3]``, so seeds 0, 1, 2 are the three published traces.  Nothing
 else is random: the files are the trace.
@@ -39,7 +39,6 @@ else is random: the files are the trace.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import zipfile
 
@@ -48,21 +47,19 @@ import numpy as np
 from simulator.errors import InputError
 from simulator.trace import Trace
 from workloads.base import Workload
+from workloads.data_home import dataset
 
 FILES = ("meta.json", "embeddings.npz", "items.jsonl", "queries.jsonl", "stream.jsonl")
 FAMILIES = ("cycling", "working_set", "topic_drift")
 ENV = "SEMCACHE_SOLAR_DATA"
-_PROJECT = pathlib.Path(__file__).resolve().parents[1]
 AUTHOR_SEEDS = (42, 1337, 2024)
 PARAMS = {"family": "cycling", "variant": "m20", "trace_seed": 0, "root": ""}
 
 
 def default_root() -> pathlib.Path | None:
-    """``$SEMCACHE_SOLAR_DATA``, else ``../shared/data/solar-synthetic`` if it exists."""
-    if os.environ.get(ENV):
-        return pathlib.Path(os.environ[ENV])
-    near = _PROJECT.parent / "shared" / "data" / "solar-synthetic"
-    return near if near.is_dir() else None
+    """``$SEMCACHE_SOLAR_DATA``, else ``solar-synthetic`` under the data home if it is
+    there (:mod:`workloads.data_home`)."""
+    return dataset("solar-synthetic", ENV)
 
 
 def available() -> bool:
@@ -190,7 +187,8 @@ def variant_folder(params: dict, seed: int = 0) -> pathlib.Path:
     if root is None or not root.is_dir():
         where = f"'{root}'" if root is not None else "no folder"
         raise InputError(f"the SOLAR authors' traces are not available ({where}); set "
-                         f"{ENV}=DIR or --param root=DIR to the solar-synthetic folder")
+                         f"{ENV}=DIR or the parameter root=DIR to the solar-synthetic folder, or "
+                         "put it under $SEMCACHE_DATA")
     folder = root / params["family"] / params["variant"] / f"seed{trace_seed}"
     if not folder.is_dir():
         have = sorted(p.relative_to(root).as_posix()

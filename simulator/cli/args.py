@@ -16,6 +16,28 @@ _ENGINE_HELP = {
     "sessions": "sessions sharing the cache; session j serves steps j, j+S, … (simpy engine)"}
 
 
+# The flag that sets each Python parameter a library error can name (InputError.param).
+FLAGS = {"capacity": "--capacity", "capacities": "--capacity", "top_k": "--top-k",
+         "top_ks": "--top-k", "switch_cost": "--switch-cost", "switch_costs": "--switch-cost",
+         "quality": "--quality", "qualities": "--quality", "engine": "--engine",
+         "seed": "--seed", "first_seed": "--seed", "seeds": "--seeds", "method": "--method",
+         "ids": "--only", "policies": "--policy", "params": "--param", "workload": "--workload",
+         "workers": "--workers", "scheduler": "--scheduler", "out": "--out",
+         "delays": "--delays", "losses": "--losses", "plot": "--plot", **ENGINE_FLAGS}
+
+
+def flagged(error: InputError) -> str:
+    """An error's message as the command line says it: the parameter it names, as its flag.
+
+    >>> flagged(InputError("top_k must be an integer >= 1, got 0", "top_k"))
+    '--top-k must be an integer >= 1, got 0'
+    """
+    text, param = str(error), error.param
+    if param in FLAGS and text.startswith(param):
+        return FLAGS[param] + text[len(param):]
+    return text
+
+
 def add_source(p) -> None:
     """``--workload NAME`` or ``--trace FILE`` (exactly one), and repeatable ``--param``."""
     src = p.add_mutually_exclusive_group(required=True)

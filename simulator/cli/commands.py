@@ -24,6 +24,7 @@ import sys
 
 from simulator.cli import (bench, claims, delay_study, opt, reproduce, run, sweep, trace,
                            workload)
+from simulator.cli.args import flagged
 from simulator.errors import InputError
 
 # in the order of `semcache --help`
@@ -61,7 +62,7 @@ def main(argv: list | None = None) -> int:
             return exc.code if isinstance(exc.code, int) else 0
         return args.func(args)
     except InputError as exc:
-        return _error(str(exc))
+        return _error(flagged(exc))
     except KeyboardInterrupt:
         sys.stderr.write("semcache: interrupted\n")
         return 130

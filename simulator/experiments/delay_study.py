@@ -44,23 +44,23 @@ QUICK_STEPS = 300
 
 def _check(seeds, delays, losses, latency, sessions):
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 2:
-        raise InputError(f"--seeds must be an integer >= 2 (points are mean ± std over "
-                         f"seeds), got {seeds!r}")
-    for flag, values in (("--delays", delays), ("--losses", losses)):
+        raise InputError(f"seeds must be an integer >= 2 (points are mean ± std over "
+                         f"seeds), got {seeds!r}", "seeds")
+    for name, values in (("delays", delays), ("losses", losses)):
         if not values:
-            raise InputError(f"{flag} needs at least one value")
+            raise InputError(f"{name} needs at least one value", name)
         if len(set(values)) != len(values):
-            raise InputError(f"{flag} lists a value twice: {list(values)}")
+            raise InputError(f"{name} lists a value twice: {list(values)}", name)
     for d in delays:
         if not math.isfinite(d) or d < 0:
-            raise InputError(f"--delays must be numbers >= 0 (steps), got {d!r}")
+            raise InputError(f"delays must be numbers >= 0 (steps), got {d!r}", "delays")
     for p in losses:
         if not 0.0 <= p <= 1.0:
-            raise InputError(f"--losses must be probabilities in [0, 1], got {p!r}")
+            raise InputError(f"losses must be probabilities in [0, 1], got {p!r}", "losses")
     if not math.isfinite(latency) or latency < 0:
-        raise InputError(f"--latency must be a number >= 0 (steps), got {latency!r}")
+        raise InputError(f"latency must be a number >= 0 (steps), got {latency!r}", "latency")
     if isinstance(sessions, bool) or not isinstance(sessions, int) or sessions < 1:
-        raise InputError(f"--sessions must be an integer >= 1, got {sessions!r}")
+        raise InputError(f"sessions must be an integer >= 1, got {sessions!r}", "sessions")
 
 
 def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
@@ -79,7 +79,8 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
     check_options(capacity, top_k, switch_cost, quality)
     _check(seeds, delays, losses, latency, sessions)
     if isinstance(first_seed, bool) or not isinstance(first_seed, int) or first_seed < 0:
-        raise InputError(f"--seed must be an integer >= 0, got {first_seed!r}")
+        raise InputError(f"first_seed must be an integer >= 0, got {first_seed!r}",
+                         "first_seed")
     wl = workloads.get(workload)
     given = dict(WORKLOAD_PARAMS.get(workload, {}))
     if quick and "steps" in wl.params:
@@ -92,8 +93,9 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
     for seed in seed_list:
         traces[seed] = wl.make(resolved, seed)
         if not isinstance(traces[seed], Trace):
-            raise InputError(f"--workload {workload} makes a paging trace; the delay study "
-                             "needs a semantic workload (the SimPy engine runs those only)")
+            raise InputError(f"workload {workload} makes a paging trace; the delay study "
+                             "needs a semantic workload (the SimPy engine runs those only)",
+                             "workload")
     options = dict(capacity=capacity, top_k=top_k, switch_cost=float(switch_cost),
                    quality=quality)
     runs = {}
@@ -137,14 +139,14 @@ def _policies(names) -> list:
         return [n for n, p in policy_registry.REGISTRY.items() if "semantic" in p.modes]
     names = list(names)
     if not names:
-        raise InputError("--policy needs at least one name")
+        raise InputError("policies needs at least one name", "policies")
     for name in names:
         pol = policy_registry.get(name)
         if "semantic" not in pol.modes:
-            raise InputError(f"--policy {name}: not defined in semantic mode; it runs in: "
-                             + ", ".join(pol.modes))
+            raise InputError(f"policies: {name} is not defined in semantic mode; it runs "
+                             "in: " + ", ".join(pol.modes), "policies")
         if names.count(name) > 1:
-            raise InputError(f"--policy names '{name}' twice")
+            raise InputError(f"policies names '{name}' twice", "policies")
     return names
 
 
@@ -187,7 +189,7 @@ def plot(doc: dict, path: str) -> None:
         write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120),
                          suffix=".png")
     except OSError as exc:
-        raise InputError(f"cannot write --plot '{path}': {exc.strerror}") from None
+        raise InputError(f"plot '{path}' cannot be written: {exc.strerror}", "plot") from None
     finally:
         plt.close(fig)
 

@@ -86,17 +86,17 @@ class Grid:
         import workloads
 
         wl = workloads.get(self.workload)
-        for option, values in (("--seeds", self.seeds), ("--capacity", self.capacities),
-                               ("--top-k", self.top_ks), ("--switch-cost", self.switch_costs),
-                               ("--quality", self.qualities), ("--policy", self.policies)):
+        for field in ("seeds", "capacities", "top_ks", "switch_costs", "qualities", "policies"):
+            values = getattr(self, field)
             if values is not None and len(values) == 0:
-                raise InputError(f"{option} is empty: the grid has no runs")
+                raise InputError(f"{field} is empty: the grid has no runs", field)
         for name, values in self.params.items():
             if len(values) == 0:
-                raise InputError(f"--param {name} has no values: the grid has no runs")
+                raise InputError(f"params: {name} has no values: the grid has no runs",
+                                 "params")
         for seed in self.seeds:
             if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-                raise InputError(f"--seeds must be integers >= 0, got {seed!r}")
+                raise InputError(f"seeds must be integers >= 0, got {seed!r}", "seeds")
         for K in self.capacities:
             runner.check_options(K, 1, 0.0, "hit")
         for k in self.top_ks:
@@ -128,7 +128,7 @@ class Grid:
         for name in names:
             registry.get(name)
             if names.count(name) > 1:
-                raise InputError(f"--policy names '{name}' twice")
+                raise InputError(f"policies names '{name}' twice", "policies")
         if names and all(len(registry.get(n).modes) > 1 for n in names):
             return names  # every mode is fine: no need to build a trace
         from simulator.trace import PagingTrace
@@ -138,9 +138,9 @@ class Grid:
             return [n for n, p in registry.REGISTRY.items() if mode in p.modes]
         for name in names:
             if mode not in registry.get(name).modes:
-                raise InputError(f"--policy {name}: not defined in {mode} mode (workload "
+                raise InputError(f"policies: {name} is not defined in {mode} mode (workload "
                                  f"'{wl.name}'); it runs in: "
-                                 + ", ".join(registry.get(name).modes))
+                                 + ", ".join(registry.get(name).modes), "policies")
         return names
 
 
@@ -284,10 +284,10 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
     """
     start = time.perf_counter()
     if workers is not None and (isinstance(workers, bool) or workers < 0):
-        raise InputError(f"--workers must be an integer >= 0, got {workers!r}")
+        raise InputError(f"workers must be an integer >= 0, got {workers!r}", "workers")
     if workers is not None and (scheduler is not None or client is not None):
-        raise InputError("--workers sets up a local cluster; it cannot be used with "
-                         "--scheduler")
+        raise InputError("workers sets up a local cluster; it cannot be used with a "
+                         "scheduler", "workers")
     tasks = grid.tasks()
     if workers != 0:  # worker processes import the package's registry, nothing else
         from simulator import policies

@@ -33,8 +33,8 @@ def connect_scheduler(scheduler: str):
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise InputError(f"--scheduler '{scheduler}': cannot connect ({reason[:160]})"
-                         ) from None
+        raise InputError(f"scheduler '{scheduler}': cannot connect ({reason[:160]})",
+                         "scheduler") from None
 
 
 def start_local(workers: int) -> subprocess.Popen:

@@ -49,11 +49,12 @@ TYPES = {
 _ORDER = ("workload", "seed", "policy", "capacity", "top_k", "switch_cost", "quality")
 
 
-def _listing(path: str, option: str) -> tuple:
-    """(part files, leftover temporary files) of an existing store; anything else is an error."""
+def _listing(path: str, what: str, param: str | None = None) -> tuple:
+    """(part files, leftover temporary files) of an existing store; anything else is an
+    error that names the store as ``what`` (the parameter ``param``)."""
     if not os.path.isdir(path):
-        raise InputError(f"{option} '{path}' is a file, not a sweep store (a directory of "
-                         f"{PART} files); give a new directory name")
+        raise InputError(f"{what} '{path}' is a file, not a sweep store (a directory of "
+                         f"{PART} files); give a new directory name", param)
     parts, temps, other = [], [], []
     for name in sorted(os.listdir(path)):
         if fnmatch.fnmatch(name, PART):
@@ -63,8 +64,8 @@ def _listing(path: str, option: str) -> tuple:
         else:
             other.append(name)
     if other:
-        raise InputError(f"{option} '{path}' is a directory that is not a sweep store (it "
-                         f"holds '{other[0]}'); give a new or empty directory")
+        raise InputError(f"{what} '{path}' is a directory that is not a sweep store (it "
+                         f"holds '{other[0]}'); give a new or empty directory", param)
     return parts, temps
 
 
@@ -75,8 +76,8 @@ def _read(path: str, name: str, columns=None) -> pa.Table:
         raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
 
 
-def open_store(path: str, resume: bool, option: str = "--out", code: str | None = None) -> set:
-    """Check ``path`` for a sweep and return the task ids it already holds.
+def open_store(path: str, resume: bool, code: str | None = None) -> set:
+    """Check ``path`` (a sweep's ``out``) for a sweep and return the task ids it holds.
 
     A missing directory is created (its parent must exist).  Without ``resume`` the store
     must be new or empty; with it, temporary files left by a killed writer are removed,
@@ -86,16 +87,16 @@ def open_store(path: str, resume: bool, option: str = "--out", code: str | None 
     if not os.path.exists(path):
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
-            raise InputError(f"{option} '{path}': folder '{parent}' does not exist")
+            raise InputError(f"out '{path}': folder '{parent}' does not exist", "out")
         try:
             os.mkdir(path)
         except OSError as exc:
-            raise InputError(f"cannot create {option} '{path}': {exc.strerror}") from None
+            raise InputError(f"out '{path}' cannot be created: {exc.strerror}", "out") from None
         return set()
-    parts, temps = _listing(path, option)
+    parts, temps = _listing(path, "out", "out")
     if parts and not resume:
-        raise InputError(f"{option} '{path}' already holds sweep results; use --resume to "
-                         "continue that sweep, or another --out")
+        raise InputError(f"out '{path}' already holds sweep results; resume that sweep "
+                         "(--resume), or give another folder", "out")
     if resume:
         for name in temps:  # one store takes one sweep at a time, so no writer owns these
             os.remove(os.path.join(path, name))
@@ -106,9 +107,9 @@ def open_store(path: str, resume: bool, option: str = "--out", code: str | None 
             else {None}  # a part written before rows carried their code
         if code is not None and stored != {code}:
             other = ", ".join(sorted(c or "none recorded" for c in stored - {code}))
-            raise InputError(f"{option} '{path}' holds runs of another version of semcache "
+            raise InputError(f"out '{path}' holds runs of another version of semcache "
                              f"(code {other}; this one is {code}); resume it with that "
-                             f"version, or give a new {option}")
+                             "version, or give another folder", "out")
         done.update(table.column("task_id").to_pylist())
     return done
 

@@ -28,8 +28,8 @@ def select(ids: list | None) -> list:
         return list(REGISTRY.values())
     unknown = [i for i in ids if i not in REGISTRY]
     if unknown:
-        raise InputError(f"--only: unknown claim '{unknown[0]}'; valid ids: "
-                         + ", ".join(REGISTRY))
+        raise InputError(f"ids: unknown claim '{unknown[0]}'; valid ids: "
+                         + ", ".join(REGISTRY), "ids")
     return [REGISTRY[i] for i in ids]
 
 

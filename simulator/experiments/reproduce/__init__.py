@@ -36,7 +36,7 @@ def reproduce(name: str, quick: bool = False, seeds=(0, 1, 2), out_dir: str = "r
     exp = get(name)
     seeds = [int(s) for s in seeds]
     if len(seeds) < 1:
-        raise InputError("--seeds must name at least one seed")
+        raise InputError("seeds must name at least one seed", "seeds")
     cells, notes = exp.measure(quick, seeds)
     doc = table(exp, cells, notes)
     doc["quick"] = quick
