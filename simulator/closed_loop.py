@@ -6,7 +6,7 @@ the trace cannot be written in advance.  :func:`run` steps the policy through a
 bookkeeping is exactly the engine's.  Just before step t retrieves, it computes R_t on
 the live cache (:meth:`LiveRun.retrieve <simulator.live_run.LiveRun.retrieve>`, the
 engines' own retrieval on the same arrays, so the same R_t), hands it to a *responder*
-and writes the keys the responder calls relevant as step t's evidence (SPEC §6).  The
+and writes the keys the responder calls relevant as step t's evidence (docs/model.md §6).  The
 step then runs unchanged: scoring, feedback and the decision read that evidence, so
 quality_t (``quality=hit``) is the responder's verdict.  Queries and item vectors are
 known in advance; only the evidence is written during the run.

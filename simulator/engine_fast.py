@@ -1,4 +1,4 @@
-"""The compiled step function: one semantic step (SPEC §1) and one paging request, written once.
+"""The compiled step function: a semantic step and a paging request (docs/model.md §1), once.
 
 :func:`_steps` runs steps ``t0 .. t1-1`` of a run held in a
 :class:`~simulator.live_run.LiveRun`'s compiled arrays, in three phases:
@@ -66,7 +66,8 @@ def _remove(s, t, state, slot_key, key_slot, counts):
 
 
 def _steps(run, t0, t1, phases):
-    """Run ``phases`` (bits RETRIEVE, FEEDBACK, ARRIVE) of steps ``t0 .. t1-1``, in SPEC order.
+    """Run ``phases`` (bits RETRIEVE, FEEDBACK, ARRIVE) of steps ``t0 .. t1-1`` in the
+    model's order (docs/model.md §1).
 
     ``run`` is a :class:`~simulator.live_run.LiveRun`'s compiled arrays.  Writes step t's
     loss, hit, precision and quality (RETRIEVE) and its admitted, evicted and deleted keys
@@ -93,7 +94,7 @@ def _steps(run, t0, t1, phases):
     cache = (slot_key, slot_vec, slot_adm, counts)
     end = t0  # the current block is steps end-BLOCK .. end-1
     for t in range(t0, t1):
-        if phases & RETRIEVE:  # SPEC §1 steps 2-3: retrieve R_t, tell the policy, score
+        if phases & RETRIEVE:  # docs/model.md §1 steps 2-3: retrieve R_t, tell the policy, score
             hwm = counts[HIGH_WATER]
             dense = counts[SIZE] == hwm
             if t >= end and phases == WHOLE and t + BLOCK <= t1:
@@ -158,7 +159,7 @@ def _steps(run, t0, t1, phases):
 
 
 def _paging_steps(run, t0, t1, phases):
-    """Paging-mode phases of requests ``t0 .. t1-1`` (SPEC §1, last paragraph).
+    """Paging-mode phases of requests ``t0 .. t1-1`` (docs/model.md §1, last paragraph).
 
     RETRIEVE: the request is a hit iff its object is cached (``on_hit``); FEEDBACK: loss 1
     on a miss, 0 on a hit; ARRIVE: on a miss the object arrives and the policy decides.

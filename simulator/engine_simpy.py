@@ -1,5 +1,5 @@
-"""The SimPy engine: each step of SPEC §1 as discrete events, so feedback can be late or lost
-and several sessions can share one cache.
+"""The SimPy engine: each step (docs/model.md §1) as discrete events, so feedback can be late
+or lost and several sessions can share one cache.
 
 The model is not written again here.  Every event advances the run's
 :class:`~simulator.live_run.LiveRun` by one step and one phase (retrieve, feedback,
@@ -29,7 +29,7 @@ the response (if an earlier miss already brought it in, that is a re-arrival).
 
 So the feedback of step s reaches the policy before the query of a later step t whenever
 it is due by q_t (with no latency: whenever s + delay ≤ t); with no delay a step's
-feedback comes before its own arrival, as in SPEC §1; and an earlier step's decision is
+feedback comes before its own arrival, as in docs/model.md §1; and an earlier step's decision is
 made before a later query at the same time retrieves.  The time model does not depend
 on what the policy decides, so every event's time is computed before the run, exactly as
 written above (in floating point), and the events are put in their order (time, step,
@@ -48,8 +48,9 @@ callback makes the arrival; delayed feedback is an event whose callback calls
 before the arrival: it is due at the same time, and no event can rank between a step's
 feedback and its response, so the order is the same with one event less per step.
 
-With no latency, delay or loss, every event of step t happens at time t in SPEC order, so
-the results equal the fast engine's exactly, for any number of sessions; sessions only
+With no latency, delay or loss, every event of step t happens at time t in the model's
+order (docs/model.md §1), so the results equal the fast engine's exactly, for any number
+of sessions; sessions only
 interleave when responses take time.  Per-item relevance reaches the policy with the
 retrieval (``on_hit``'s ``relevant`` flag), since the cache serves the request at query
 time; the delayed or lost message is ``on_feedback``'s miss cost and quality.

@@ -1,4 +1,4 @@
-"""Compiled building blocks of one step of SPEC §1: similarity, retrieval and scoring.
+"""Compiled building blocks of one step of docs/model.md §1: similarity, retrieval and scoring.
 
 Both engines call these, so retrieval and scoring are written once.  Each has a plain
 Python twin in ``tests/naive.py`` that it is tested against.
@@ -84,7 +84,7 @@ def normalize_rows(x):
 
 @njit
 def _ranks_before(s, sim, o, osim, slot_key, slot_adm):
-    """Does slot ``s`` (similarity ``sim``) rank before slot ``o``?  (SPEC §1.2)"""
+    """Does slot ``s`` (similarity ``sim``) rank before slot ``o``?  (docs/model.md §1.2)"""
     if sim != osim:
         return sim > osim
     if slot_adm[s] != slot_adm[o]:
@@ -245,7 +245,8 @@ def top_k(sims, slot_key, slot_adm, n_slots, k, out_slot, out_sim, dense):
 
 @njit
 def is_relevant(key, topic, a_t, has_ev, ev_indices, ev_lo, ev_hi):
-    """SPEC §1.3: relevant iff the topic equals a_t >= 0, or the key is in the step's evidence."""
+    """Relevant iff the topic equals a_t >= 0, or the key is in the step's evidence
+    (docs/model.md §1.3)."""
     if a_t >= 0 and topic == a_t:
         return True
     if has_ev:

@@ -51,10 +51,16 @@ PAGING_FIELDS = ("requests", "slot_key", "slot_vec", "slot_adm", "key_slot", "fr
                  "state", "hit")
 
 
-@structref.register
-class _SemanticType(nbtypes.StructRef):
+class _Fields(nbtypes.StructRef):
+    """A bundle's numba type: a field set from a literal (an int) keeps its plain type."""
+
     def preprocess_fields(self, fields):
         return tuple((name, nbtypes.unliteral(typ)) for name, typ in fields)
+
+
+@structref.register
+class _SemanticType(_Fields):
+    pass
 
 
 class SemanticArrays(structref.StructRefProxy):
@@ -65,9 +71,8 @@ structref.define_proxy(SemanticArrays, _SemanticType, list(SEMANTIC_FIELDS))
 
 
 @structref.register
-class _PagingType(nbtypes.StructRef):
-    def preprocess_fields(self, fields):
-        return tuple((name, nbtypes.unliteral(typ)) for name, typ in fields)
+class _PagingType(_Fields):
+    pass
 
 
 class PagingArrays(structref.StructRefProxy):
@@ -88,7 +93,7 @@ def _paging_arrays(*arrays):
 
 
 def check_options(capacity, top_k, switch_cost, quality) -> None:
-    """Validate the model options K, k, λ and the quality measure (SPEC §1); a bad one
+    """Validate the model options K, k, λ and the quality measure (docs/model.md §1); a bad one
     raises InputError naming it."""
     if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
         raise InputError(f"capacity must be an integer >= 1, got {capacity!r}", "capacity")
@@ -122,7 +127,7 @@ class LiveRun:
     policy : str or Policy
         A registry name or a :class:`~simulator.policies.base.Policy`.
     capacity, top_k, quality, switch_cost
-        The model options K, k, quality measure and λ (SPEC §1; paging uses ``capacity``).
+        The model options K, k, quality measure and λ (docs/model.md §1; paging uses ``capacity``).
     seed : int
         The only source of the policy's randomness.
     params : dict, optional

@@ -59,12 +59,12 @@ class RunResult:
     feedback: dict | None = None
 
     def summary(self) -> dict:
-        """The SPEC §7 run record (plain Python types, ready for JSON).
+        """The docs/model.md §7 run record (plain Python types, ready for JSON).
 
         Rates and ``miss_cost`` = Σ ℓ_t are taken over the scored steps; ``modifications``
         N counts every step at which the cache changed, warm-up included (building the
         memory costs switches even when its answers are not graded), and
-        ``cost = miss_cost + λ·N``.  With every step scored this is SPEC §1's cost exactly.
+        ``cost = miss_cost + λ·N``.  With every step scored this is docs/model.md §1's cost exactly.
 
         A SimPy run with engine options other than the defaults (immediate feedback, one
         session: the fast engine's model) also records ``engine_options`` and its
@@ -135,7 +135,7 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
     policy : str
         A registry name (``simulator.policies.REGISTRY``).
     capacity, top_k, switch_cost, quality
-        The model options K, k, λ and the quality measure of SPEC §1 (paging mode uses
+        The model options K, k, λ and the quality measure of docs/model.md §1 (paging mode uses
         ``capacity`` only).
     seed : int
         The only source of the policy's randomness.

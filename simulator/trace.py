@@ -1,4 +1,4 @@
-"""Trace files (SPEC §6): the arrays one run reads, validated once on the way in.
+"""Trace files (docs/model.md §6): the arrays one run reads, validated once on the way in.
 
 A semantic trace holds, per step t, a query vector and the vector of the item that
 arrives at t; everything else is optional.  A paging trace holds object ids only.
@@ -21,8 +21,6 @@ from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
 
-SEMANTIC_OPTIONAL = ("query_topics", "item_topics", "weights", "scored", "item_keys",
-                     "evidence_indptr", "evidence_indices")
 _DTYPES = {
     "queries": np.float32, "items": np.float32, "query_topics": np.int64,
     "item_topics": np.int64, "weights": np.float64, "scored": np.bool_,
@@ -32,7 +30,36 @@ _DTYPES = {
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class Trace:
+class _SemanticArrays:
+    """The arrays a semantic run reads (docs/model.md §6), one row per step."""
+
+    queries: np.ndarray
+    items: np.ndarray
+    query_topics: np.ndarray
+    item_topics: np.ndarray
+    weights: np.ndarray
+    scored: np.ndarray
+    item_keys: np.ndarray
+    evidence_indptr: np.ndarray
+    evidence_indices: np.ndarray
+    has_evidence: bool
+
+    @property
+    def steps(self) -> int:
+        return int(self.queries.shape[0])
+
+    @property
+    def dim(self) -> int:
+        return int(self.queries.shape[1])
+
+    @property
+    def n_keys(self) -> int:
+        """Number of distinct items (keys are dense ``0 .. n_keys-1``)."""
+        return int(self.item_keys.max()) + 1 if self.steps else 0
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Trace(_SemanticArrays):
     """A validated semantic trace; build it with :meth:`from_arrays` or :func:`load`.
 
     Examples
@@ -45,30 +72,7 @@ class Trace:
     (3, 3, 3)
     """
 
-    queries: np.ndarray
-    items: np.ndarray
-    query_topics: np.ndarray
-    item_topics: np.ndarray
-    weights: np.ndarray
-    scored: np.ndarray
-    item_keys: np.ndarray
-    evidence_indptr: np.ndarray
-    evidence_indices: np.ndarray
-    has_evidence: bool
     meta: dict = dataclasses.field(default_factory=dict)
-
-    @property
-    def steps(self) -> int:
-        return int(self.queries.shape[0])
-
-    @property
-    def dim(self) -> int:
-        return int(self.queries.shape[1])
-
-    @property
-    def n_keys(self) -> int:
-        """Number of distinct items (keys are dense ``0 .. n_keys-1`` after loading)."""
-        return int(self.item_keys.max()) + 1 if self.steps else 0
 
     @classmethod
     def from_arrays(cls, queries, items, query_topics=None, item_topics=None, weights=None,
@@ -83,7 +87,7 @@ class Trace:
                          strict_dtype=False)
 
     def arrays(self) -> dict:
-        """The SPEC §6 arrays of this trace (what :func:`save` writes)."""
+        """The docs/model.md §6 arrays of this trace (what :func:`save` writes)."""
         out = {"queries": self.queries, "items": self.items, "query_topics": self.query_topics,
                "item_topics": self.item_topics, "weights": self.weights, "scored": self.scored,
                "item_keys": self.item_keys}
@@ -117,10 +121,11 @@ class PagingTrace:
         return _validate({"requests": requests}, meta or {}, strict_dtype=False)
 
 
-@dataclasses.dataclass(eq=False)
-class TraceBuffer:
+@dataclasses.dataclass(frozen=True, eq=False)
+class TraceBuffer(_SemanticArrays):
     """The arrays of a semantic trace still being written, for a run that reads it as it
-    goes (a closed loop, an adversary): row t must be complete before step t runs.
+    goes (a closed loop, an adversary): row t must be complete before step t runs.  The
+    arrays are written in place, never replaced.
 
     :meth:`blank` gives unit weights, no topics, keys ``0 .. T-1`` (every arrival a new
     item) and room for ``evidence_per_step`` evidence keys a step; :meth:`finish` validates
@@ -135,17 +140,6 @@ class TraceBuffer:
     2
     """
 
-    queries: np.ndarray
-    items: np.ndarray
-    query_topics: np.ndarray
-    item_topics: np.ndarray
-    weights: np.ndarray
-    scored: np.ndarray
-    item_keys: np.ndarray
-    evidence_indptr: np.ndarray
-    evidence_indices: np.ndarray
-    has_evidence: bool
-
     @classmethod
     def blank(cls, steps: int, dim: int, evidence_per_step: int = 0) -> "TraceBuffer":
         T = int(steps)
@@ -156,18 +150,6 @@ class TraceBuffer:
                    evidence_indptr=np.zeros(T + 1, np.int64),
                    evidence_indices=np.zeros(T * evidence_per_step, np.int64),
                    has_evidence=evidence_per_step > 0)
-
-    @property
-    def steps(self) -> int:
-        return int(self.queries.shape[0])
-
-    @property
-    def dim(self) -> int:
-        return int(self.queries.shape[1])
-
-    @property
-    def n_keys(self) -> int:
-        return self.steps
 
     def finish(self, meta: dict | None = None) -> Trace:
         """The written trace, validated (evidence only when the buffer has some)."""
@@ -195,7 +177,7 @@ class PagingBuffer:
 
 
 def _as_array(name, value, strict_dtype):
-    """``value`` as the SPEC dtype of array ``name``.
+    """``value`` as the dtype (docs/model.md §6) of array ``name``.
 
     From files (``strict_dtype``) vectors must already be float32 and other arrays must
     cast safely (e.g. int32 topics, float32 weights); from Python any numeric array of the
@@ -316,7 +298,7 @@ def _validate(raw: dict, meta: dict, strict_dtype: bool):
 
 
 def load(path) -> Trace | PagingTrace:
-    """Load and validate a trace ``.npz`` file (SPEC §6).
+    """Load and validate a trace ``.npz`` file (docs/model.md §6).
 
     Raises :class:`~simulator.errors.InputError` naming the file, array and index on any
     problem, including a missing or corrupted file.

@@ -1,6 +1,6 @@
-"""Slow, plain-Python reference of SPEC §1 and of every policy, for the engine tests.
+"""Slow, plain-Python reference of docs/model.md §1 and of every policy, for the engine tests.
 
-Written from the SPEC and the policies' docstrings, not from the simulator's code: no
+Written from docs/model.md and the policies' docstrings, not from the simulator's code: no
 numba, and nothing from ``simulator`` but a trace's arrays.  The cache is a dict of
 :class:`Item` keyed by item key; a policy is a small class that sees whole steps (R_t best
 first) and answers by item key, never by slot.
@@ -13,7 +13,7 @@ a float64 result rounded once to float32 is the correctly rounded float32 result
 included.
 
 The model lives in naive_model.py, the policies in naive_policies.py (the SOLAR paper's
-and the classic ones), naive_policies_modern.py (SPEC §2.3) and naive_policies_ref.py (the
+and the classic ones), naive_policies_modern.py (docs/model.md §2.3) and naive_policies_ref.py (the
 authors' runner); this module runs them.
 """
 
@@ -51,7 +51,7 @@ POLICIES = {
     "solar_ref": SolarRef,
 }
 
-# The memory-management study (issue 6).
+# The memory-management study.
 from naive_policies_memory import (AddAll, Coarse, Combined, Fixed, History,  # noqa: E402
                                    Periodic, Strict)
 
@@ -62,7 +62,7 @@ POLICIES.update({"fixed": Fixed, "add_all": AddAll, "strict": Strict, "coarse": 
 
 def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", seed=0,
               params=None) -> dict:
-    """SPEC §1 step by step; per-step lists and summary counters of one run."""
+    """docs/model.md §1 step by step; per-step lists and summary counters of one run."""
     k = top_k
     cls = POLICIES[policy]
     if cls.unbounded:

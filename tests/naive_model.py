@@ -1,4 +1,4 @@
-"""The plain-Python model of SPEC §1 used by naive.py: items, similarity, retrieval,
+"""The plain-Python model of docs/model.md §1 used by naive.py: items, similarity, retrieval,
 quality, and the SplitMix64/Beta twin of ``simulator.rng`` (see naive.py's docstring)."""
 
 from __future__ import annotations

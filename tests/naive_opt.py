@@ -1,4 +1,4 @@
-"""Plain-Python exhaustive search for the offline optimum of SPEC §4, for the OPT tests.
+"""Plain-Python exhaustive search for the offline optimum of docs/model.md §4, for the OPT tests.
 
 Nothing from ``simulator`` or ``theory``: the per-step retrieval and scoring are those of
 :mod:`tests.naive` (the reference the engines are tested against).  From each state every
@@ -33,7 +33,7 @@ def brute_opt(trace, capacity: int, top_k: int, switch_cost: float, quality: str
     """min over all feasible decision sequences of Σ ℓ_t + λ·N, from an empty cache.
 
     ``restricted`` allows only keep, add e_t (when not full) and swap one item for e_t:
-    the class that suffices when the miss cost is monotone in the cache (SPEC §4).
+    the class that suffices when the miss cost is monotone in the cache (docs/model.md §4).
     """
     T = trace.steps
     items = trace.items.tolist()
@@ -47,7 +47,7 @@ def brute_opt(trace, capacity: int, top_k: int, switch_cost: float, quality: str
         cache = {key: Item(key, items[adm], topics[adm], adm) for key, adm in state}
         here = step_loss(trace, t, cache, top_k, quality)
         pool = list(state)
-        if keys[t] not in cache:  # a re-arrival of a cached key admits nothing (SPEC §6)
+        if keys[t] not in cache:  # a re-arrival of a cached key admits nothing (docs/model.md §6)
             pool.append((keys[t], t))
         out = math.inf
         for n in range(min(capacity, len(pool)) + 1):

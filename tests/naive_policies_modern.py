@@ -1,4 +1,4 @@
-"""Plain-Python reference policies of SPEC §2.3: SIEVE, random, S3-FIFO, 2Q, W-TinyLFU.
+"""Plain-Python reference policies of docs/model.md §2.3: SIEVE, random, S3-FIFO, 2Q, W-TinyLFU.
 
 Written from each policy's docstring, like naive_policies.py.
 """

@@ -102,7 +102,8 @@ def test_simpy_equals_fast(policy, workload):
 @pytest.mark.parametrize("options", [{"sessions": 3}, {"sessions": 1000}, {"latency": 2.5}],
                          ids=["3-sessions", "more-sessions-than-steps", "latency"])
 def test_still_equal_when_nothing_can_reorder(options):
-    """Sessions without latency, or latency in one session, keep every event in SPEC order."""
+    """Sessions without latency, or latency in one session, keep every event in the model's
+    order (docs/model.md §1)."""
     trace = _trace("clusters", 0)
     for policy in ("lru", "solar"):
         assert_same_run(run(trace, policy, capacity=5),

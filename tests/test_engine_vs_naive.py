@@ -1,6 +1,6 @@
 """The fast engine equals the plain-Python reference (``tests/naive.py``) exactly.
 
-Random small traces (hypothesis) exercise every option of SPEC §1 and §6 — topics with
+Random small traces (hypothesis) exercise every option of docs/model.md §1 and §6 — topics with
 −1, weights, re-streamed ``item_keys``, evidence, a scored mask — and vector pools that
 make exact similarity ties common (duplicates, small integer vectors), so the retrieval
 tie-break and every policy's own tie-breaks are compared, not only the easy cases.
@@ -22,7 +22,7 @@ from naive import POLICIES, naive_paging_run, naive_run
 SEMANTIC = [n for n, p in REGISTRY.items() if "semantic" in p.modes]
 PAGING = [n for n, p in REGISTRY.items() if "paging" in p.modes]
 ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
-# Summary counters.  Rates and the miss cost are over the scored steps only (SPEC §1:
+# Summary counters.  Rates and the miss cost are over the scored steps only (docs/model.md §1:
 # "reported rates ... are means over the scored steps"); the runner also sums the miss
 # cost over scored steps only, while N counts every step — see the report on that.
 COUNTERS = ("scored_steps", "hits", "hit_rate", "mean_precision", "mean_quality",

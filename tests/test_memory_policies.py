@@ -1,4 +1,4 @@
-"""The memory study's strategies (``simulator/policies/parts/memory_rules.py``) on hand-built traces.
+"""The memory study's strategies (``policies/parts/memory_rules.py``) on hand-built traces.
 
 Vectors are the unit axes of R^4, so with ``top_k=1`` a query on axis a retrieves exactly
 the cached record on axis a, and the trace's evidence says whether that retrieval was

@@ -1,4 +1,5 @@
-"""The offline optimum (SPEC §4): every DP against an exhaustive search, and OPT against policies.
+"""The offline optimum (docs/model.md §4): every DP against an exhaustive search, and OPT
+against policies.
 
 The exhaustive search (:mod:`naive_opt`) tries every decision sequence on tiny traces and
 scores them with :mod:`naive`'s retrieval; each exact DP that applies must match it.  On

@@ -1,11 +1,11 @@
-"""Paging-mode hit counts equal two independent implementations (SPEC §1, "Paging mode").
+"""Paging-mode hit counts equal two independent implementations (docs/model.md §1, "Paging mode").
 
 libCacheSim 0.3.5 (C, reading an ``oracleGeneral`` trace file) is the oracle for FIFO, LRU,
 LFU, ARC and Belady: hit counts must be equal, not close.  cachetools (pure Python) is a
 second oracle for FIFO, LRU and LFU.
 
 LFU's tie-break: among equally frequent items our default evicts the oldest admission
-(SPEC §2.1), while libCacheSim and cachetools both evict the item that reached its count
+(docs/model.md §2.1), while libCacheSim and cachetools both evict the item that reached its count
 earliest (each count is a FIFO list).  ``tie="bucket"`` selects their rule; the oracle
 comparisons use it, and :func:`test_lfu_tie_rules_differ_only_in_the_tie` pins a trace on
 which the two rules part.

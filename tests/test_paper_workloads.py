@@ -1,4 +1,4 @@
-"""The paper's workloads (SPEC §3): shapes, seeds, parameter checks and promised statistics."""
+"""The paper's workloads (docs/model.md §3): shapes, seeds, parameter checks, statistics."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Trace files (SPEC §6): round trips, normalisation on load, dense keys, paging traces."""
+"""Trace files (docs/model.md §6): round trips, normalisation on load, dense keys, paging traces."""
 
 import numpy as np
 import pytest

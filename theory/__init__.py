@@ -1,4 +1,4 @@
-"""Offline optimum, competitive ratios, regret and claim checks (SPEC §4).
+"""Offline optimum, competitive ratios, regret and claim checks (docs/model.md §4).
 
 So far: the exact offline optimum (:func:`theory.opt.opt`) by three dynamic programs —
 over item subsets (:mod:`theory.opt_dp`), topic sets (:mod:`theory.opt_topics`) and

@@ -10,7 +10,7 @@ same run the trace was built against), and compares its cost with OPT's:
 - paging traces: Belady's MIN (the ``belady`` policy).  It is optimal among
   demand-paging schedules, where every miss admits.  That is the OPT of the classical
   theorem: each miss costs 1 + λ there, so λ does not change the ratio of an always-admit
-  target.  SPEC §1 also lets a paging policy skip an admission, and then OPT can be lower
+  target.  docs/model.md §1 also lets a paging policy skip an admission, and then OPT can be lower
   (K = 1, requests a, b, a: Belady misses 3 times, skipping b's admission misses 2), so
   the reported ratio is a lower bound on the model's.  On the cyclic sequence that LRU and
   FIFO get, OPT with skipping misses about T/(K + 1) times instead of T/K.

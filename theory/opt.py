@@ -1,4 +1,4 @@
-"""The offline optimum of SPEC §4: one public entry point, exact where an exact method fits.
+"""The offline optimum (docs/model.md §4): one public entry point, exact where a method fits.
 
 Methods, tried in this order (``method="auto"``):
 
@@ -147,7 +147,7 @@ def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
     trace : Trace
         A semantic trace (paging traces have Belady's algorithm instead).
     capacity, top_k, switch_cost, quality
-        K, k, λ and the quality measure of SPEC §1.
+        K, k, λ and the quality measure of docs/model.md §1
     method : {"auto", "flow", "topics", "counts", "items", "bounds"}
         ``auto``: the first exact method that applies and fits, else bounds.  An exact
         name forces that method (it must apply and fit); ``bounds`` skips exact methods.

@@ -6,7 +6,7 @@ above.
 
 Beam search.  States are caches as sets of arrival indices (:mod:`theory.opt_model`).
 From each state the moves are keep, add e_t, swap one member for e_t, and delete one
-member (deletions matter in soft top-k, SPEC §4); a move that changes the set costs λ.
+member (deletions matter in soft top-k, docs/model.md §4); a move that changes the set costs λ.
 Children that are the same set keep the cheaper one, and the ``width`` children of lowest
 *priority* survive: cost so far plus the loss of keeping the child unchanged over the next
 ``horizon`` weighted steps (a real continuation, so admissions that pay off soon are not

@@ -1,4 +1,4 @@
-"""Bounds on OPT where no exact method fits (SPEC §4): a certified lower bound and the
+"""Bounds on OPT where no exact method fits (docs/model.md §4): a certified lower bound and the
 cheapest real schedule found.
 
 Lower bounds, all certified from a dual vector (:func:`theory.opt_lp.certify`), never from a

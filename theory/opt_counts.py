@@ -1,4 +1,4 @@
-"""Exact OPT when items of one type are interchangeable: DP over count vectors (issue 4 (c)).
+"""Exact OPT when items of one type are interchangeable: DP over count vectors.
 
 A *type* is a class of arrivals with bit-identical vectors and the same topic.  A state is
 the count vector c_t (c_t[i] = cached items of type i), Σ_i c_t[i] <= K.

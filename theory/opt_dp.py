@@ -1,4 +1,4 @@
-"""Exact OPT by dynamic programming over item subsets (SPEC §4, issue 4 item (a)).
+"""Exact OPT by dynamic programming over item subsets (docs/model.md §4).
 
 A state is the cache S_t, a set of at most K arrival indices (see :mod:`theory.opt_model`).
 With g_t(S) = f_t(S) + ℓ_t(S), the cost of reaching S and answering query t with it,
@@ -11,7 +11,7 @@ Deletions are therefore always available, which top-k quality needs: it is not m
 the cache (a similar but irrelevant item can push a relevant one out of the top k).  The
 inner minimum is a superset-minimum H_t(A) = min_{S ⊇ A} g_t(S), computed by pushing each
 g_t(S) into all 2^|S| subsets of S.  When e_t's key is already cached (a re-streamed key)
-nothing may be admitted (SPEC §6), so admissions read a second superset-minimum over the
+nothing may be admitted (docs/model.md §6), so admissions read a second superset-minimum over the
 states that do not hold that key.
 
 Sets are indexed by their colex rank Σ_i C(c_i, i + 1) within their size block.  A set's

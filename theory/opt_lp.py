@@ -1,4 +1,4 @@
-"""LP relaxations of OPT (SPEC §4) and lower bounds certified from any dual vector.
+"""LP relaxations of OPT (docs/model.md §4) and lower bounds certified from any dual vector.
 
 Certificate (weak duality).  For an LP  min cᵀx  s.t.  A_ub x <= b_ub,  A_eq x = b_eq,
 l <= x <= u  (all bounds finite), every y_ub <= 0 and every y_eq give

@@ -1,13 +1,13 @@
-"""The miss function ℓ_t(S) of SPEC §1 for a given cache set S, as the offline optimum sees it.
+"""The miss function ℓ_t(S) (docs/model.md §1) of a given cache set S, as the optimum sees it.
 
 OPT's candidate items are *arrivals*: arrival i (0 <= i < T) is the item that arrives at step
 i, with vector ``items[i]``, topic ``item_topics[i]`` and key ``item_keys[i]``.  Only the
 arriving item can enter the cache, so an arrival cached at step t was admitted at step i;
 its admission step is its arrival index.  That makes the engine's retrieval tie-break
-(earlier admission, then smaller key; SPEC §1.2) simply "smaller arrival index" and lets a
+(earlier admission, then smaller key; docs/model.md §1.2) simply "smaller arrival index" and lets a
 cache set be a set of arrival indices, even when a trace re-streams a key (``item_keys``):
 the copy cached is the arrival that admitted it, and two arrivals of one key are never
-cached together (a re-arrival of a cached key admits nothing, SPEC §6).
+cached together (a re-arrival of a cached key admits nothing, docs/model.md §6).
 
 Similarities come from :func:`simulator.kernels.dot` and scoring from
 :func:`simulator.kernels.quality_of`, the functions the engines call, so ℓ_t(S) here is the
@@ -76,7 +76,7 @@ def best_earlier_cosine(trace) -> np.ndarray:
 
 
 def relevance_matrix(trace) -> np.ndarray:
-    """``rel[t, i]``: arrival i is relevant to step t (SPEC §1.3, topic or evidence)."""
+    """``rel[t, i]``: arrival i is relevant to step t (docs/model.md §1.3, topic or evidence)."""
     qt, it = trace.query_topics, trace.item_topics
     rel = (qt[:, None] >= 0) & (it[None, :] == qt[:, None])
     if trace.has_evidence:
@@ -106,7 +106,7 @@ def set_loss(t, members, n, sim, rel, w, k, qcode):
     """ℓ_t of the cache holding arrivals ``members[:n]`` (any order).
 
     R_t is the min(k, n) members of highest similarity, ties to the smaller arrival index
-    (= earlier admission; SPEC §1.2).  Selection by repeated minimum: n <= K is small.
+    (= earlier admission; docs/model.md §1.2).  Selection by repeated minimum: n <= K is small.
     """
     if w[t] == 0.0:
         return 0.0
@@ -158,7 +158,7 @@ def schedule_from_sets(keys, sets) -> dict:
 
 def replay(trace, schedule: dict, capacity: int, top_k: int, switch_cost: float,
            quality: str) -> float:
-    """Cost Σ ℓ_t + λ·N of a schedule, checking that it is feasible (SPEC §4).
+    """Cost Σ ℓ_t + λ·N of a schedule, checking that it is feasible (docs/model.md §4).
 
     The schedule names keys; the cached copy of a key is the arrival that admitted it.
     Raises ``ValueError`` when the schedule admits a key already cached, evicts one that

@@ -1,4 +1,4 @@
-"""Exact OPT for binary topic hits by DP over topic sets (SPEC §4, issue 4 item (b)).
+"""Exact OPT for binary topic hits by DP over topic sets (docs/model.md §4).
 
 A state is P_t, the set of *useful* topics present in the cache, with useful topics
 U = {item topics that some weighted step asks for}.  The miss is ℓ_t = w_t·[a_t ∉ P_t].

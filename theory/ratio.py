@@ -107,7 +107,7 @@ def competitive_ratio(workload, params, policy: str, capacity: int, top_k: int =
     params : dict or None
         Workload parameters.
     policy, capacity, top_k, switch_cost, quality
-        The policy and the model options of SPEC §1.
+        The policy and the model options of docs/model.md §1
     seeds : iterable of int
         Workload seeds (trace seeds), each also the policy's seed.
     policy_params : dict, optional

@@ -1,4 +1,4 @@
-"""Adaptive adversaries: a trace written against one policy while that policy runs (issue 4).
+"""Adaptive adversaries: a trace written against one policy while that policy runs.
 
 Before step t the adversary looks at the target's cache S_t and picks the query (and the
 arriving item) that hurts it.  Policies are deterministic given their seed, so the adversary
@@ -43,7 +43,7 @@ Adversaries (K = ``capacity``, T = ``steps``, λ = ``switch_cost``)
 ``no_memory_then_dropped`` (semantic)
     K useful topics, and a fresh *junk* topic for each weight-0 step.  While the target
     holds every useful topic, the steps have weight 0 (w_t = 0: queries that need no
-    memory, SPEC §1), and each brings a query and an item of a new junk topic.  After
+    memory, docs/model.md §1), and each brings a query and an item of a new junk topic.  After
     ``phase`` such steps in a row, one weight-1 query asks for useful topic 0.  As soon as a
     useful topic is missing, a weight-1 query asks for the smallest missing one, and its
     item arrives.  An always-admit policy admits junk and so drops a useful topic after one
@@ -271,5 +271,5 @@ def build(adversary: str, policy: str, capacity: int, steps: int, switch_cost: f
 
 WORKLOAD = Workload(
     name="adversarial",
-    summary="adaptive adversary built against one target policy as it runs (issue 4)",
+    summary="adaptive adversary built against one target policy as it runs",
     make=_make, params=PARAMS, check_params=_check)

@@ -1,4 +1,4 @@
-"""The experience-following agent of the memory-management study (Xiong et al.; issue 6).
+"""The experience-following agent of the memory-management study (Xiong et al.).
 
 A controllable stand-in for the paper's RegAgent, without an LLM.  Task t has input
 x_t ~ N(0, I_d) and ground truth y_t = wᵀx_t, w uniform on the sphere of radius ``w_norm``
@@ -71,7 +71,6 @@ PARAMS = {"tasks": 2000, "dim": 6, "init_size": 50, "init_error": 0.0, "toleranc
 SHIFT_KINDS = ("w", "input")
 ERROR_RANGE = (2.0, 4.0)  # |offset| of an erroneous initial record's output
 INPUT_SHIFT = 2.0  # distance of the shifted input mean from 0
-GAMMA = 1.0  # output similarity exp(−γ|ŷ₁ − ŷ₂|²)
 
 
 @dataclasses.dataclass
@@ -284,5 +283,5 @@ def _make(p: dict, seed: int):
 
 WORKLOAD = Workload(
     name="agent",
-    summary="experience-following agent; closed loop under params['policy'] (issue 6)",
+    summary="experience-following agent; closed loop under params['policy']",
     make=_make, params=PARAMS, check_params=_check)

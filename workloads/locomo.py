@@ -2,7 +2,7 @@
 
 The items are a conversation's dialogue turns in order (:mod:`workloads.locomo_data` reads
 them from the user's copy; :mod:`workloads.text_embed` embeds them offline and caches the
-vectors).  Relevance is by evidence only (SPEC §1.3; every topic is −1): a QA question is a
+vectors).  Relevance is by evidence only (docs/model.md §1.3; every topic is −1): a QA question is a
 hit when one of its top-k retrieved turns is one of its evidence turns, a metric that needs
 no LLM.  The protocol, per conversation of n turns (steps of several conversations follow
 one another in the order selected, keys numbered across them):
@@ -14,7 +14,7 @@ one another in the order selected, keys numbered across them):
   come at any later point of the conversation), at n (``"end"``: every question after the
   conversation, the LoCoMo convention) or at e+1 (``"next"``).  Questions go in order of
   target (then file order) to the first free step at or after it; steps ≥ n that this
-  needs are trailing steps, where the last turn arrives again (same key: SPEC §6, no change
+  needs are trailing steps, where the last turn arrives again (same key: docs/model.md §6, no change
   when it is cached).  The query vector is the question's embedding.
 * **Warm-up probes (unscored).** Every other step t ≥ 1 asks for a turn s drawn uniformly
   from 0 … t−1, with the query vector of that turn's text and evidence {s}: the

@@ -5,13 +5,13 @@ pairwise cosine distance is ``separation`` (default 0.30, i.e. centre cosine 0.7
 :func:`workloads.topic_space.correlated_centres`, exact when topics < dim).  Items carry
 intra-topic noise σ = 0.15 and queries σ = 0.05 (the ``paper`` preset of this workload).  The
 published code asks for a *minimum* separation that never binds at d = 128, so its centres are
-nearly orthogonal (``separation=1`` is close to that); the paper's text and SPEC §3 call for
-centres at distance 0.30, which is what this workload builds.
+nearly orthogonal (``separation=1`` is close to that); the paper's text and docs/model.md
+§3 call for centres at distance 0.30, which is what this workload builds.
 
 The ``queries`` evaluation queries (default 1000) each pick a topic uniformly.  Relevance:
-with ``relevant = 0`` (default) an item is relevant iff its topic is the query's (SPEC §1); with
-``relevant = r ≥ 1`` each query (warm-up ones too) gets r distinct items of its topic drawn
-uniformly, as the published code does, listed as the step's evidence (only items that arrive
+with ``relevant = 0`` (default) an item is relevant iff its topic is the query's
+(docs/model.md §1.3); with ``relevant = r ≥ 1`` each query (warm-up ones too) gets r
+distinct items of its topic drawn uniformly, as the published code does, listed as the step's evidence (only items that arrive
 somewhere in the trace can be listed); the query's topic is then kept in
 ``meta["query_topic"]`` and ``query_topics`` is −1.
 

@@ -1,4 +1,4 @@
-"""The SOLAR authors' published synthetic traces, imported as SPEC §6 traces.
+"""The SOLAR authors' published synthetic traces, imported as docs/model.md §6 traces.
 
 The authors' repository (ysunbp/SOLAR, ``synthetic_workloads/datasets``) stores each trace as
 a folder ``<family>/<variant>/seed<seed>/`` holding ``meta.json``, ``embeddings.npz``
@@ -9,7 +9,7 @@ relevant_item_ids``) and ``stream.jsonl`` (``t, streamed_item_id``).
 :func:`import_variant` reads one folder the way the authors' runner
 (``synthetic_workloads/runners.py``, ``BaseRunner.run`` / ``step``) replays it: at step t the
 query with ``timestep`` t is answered from the cache first, then the item streamed at t
-arrives.  So the SPEC order (query, then arrival) is the runner's order.
+arrives.  So the the model's order (query, then arrival) is the runner's order.
 
 * ``item_keys`` is the item's line in ``items.jsonl``: the pools are fixed, so an item
   streams more than once and its re-arrivals are the same key.
@@ -17,7 +17,7 @@ arrives.  So the SPEC order (query, then arrival) is the runner's order.
   query's ``relevant_item_ids`` (restricted to items that ever arrive: no other item can be
   cached).  The runner scores by those ids.  On every published trace they are exactly the
   items of the query's topic, so topic and evidence relevance agree and the trace carries
-  both (SPEC §1.3); where they would not agree, the query topics are dropped (−1) so the
+  both (docs/model.md §1.3); where they would not agree, the query topics are dropped (−1) so the
   ids alone decide, and ``meta["relevance"]`` says which happened.
 * ``scored`` is false for the runner's ``n_warmup_steps`` (none in the published traces).
 * ``meta`` holds the folder (``source``), the authors' ``meta.json`` (``authors_meta``) and
@@ -26,7 +26,7 @@ arrives.  So the SPEC order (query, then arrival) is the runner's order.
 The runner loops over the queries in file order; the importer pairs by ``timestep`` and
 refuses a file whose order differs, so both readings give the same trace.  A stream longer
 than the queries is cut to them (the runner never reads the rest); a step without an item
-or a prefill (the retrieval-noise traces) is refused: SPEC §1 has an arrival every step.
+or a prefill (the retrieval-noise traces) is refused: docs/model.md §1 has an arrival every step.
 
 The ``solar_published`` workload loads one folder by name (``family``, ``variant``,
 ``trace_seed``) under ``root``: the parameter, else ``$SEMCACHE_SOLAR_DATA``, else
@@ -133,7 +133,7 @@ def import_variant(path) -> Trace:
         raise InputError(f"'{folder / 'meta.json'}' is not valid JSON") from None
     if meta.get("has_prefill"):
         raise InputError(f"solar trace folder '{folder}' has a prefill (retrieval-noise "
-                         "traces); SPEC traces have one arrival per step, so it is not supported")
+                         "traces); traces have one arrival per step, so it is not supported")
     item_vec, query_vec = _embeddings(folder)
     items = _jsonl(folder, "items.jsonl", ("id", "topic_id"))
     queries = _jsonl(folder, "queries.jsonl", ("id", "topic_id", "timestep", "relevant_item_ids"))
@@ -147,7 +147,7 @@ def import_variant(path) -> Trace:
                          f"one item per query; it has {len(stream)} lines")
     gap = next((s["t"] for s in stream[:T] if s["streamed_item_id"] is None), None)
     if gap is not None:
-        raise InputError(f"'{folder / 'stream.jsonl'}' has no item at t={gap}; SPEC traces "
+        raise InputError(f"'{folder / 'stream.jsonl'}' has no item at t={gap}; traces "
                          "need an arrival every step")
     index = {row["id"]: i for i, row in enumerate(items)}
     keys = np.array([_lookup(index, s["streamed_item_id"], f"stream.jsonl at t={s['t']}")

@@ -4,7 +4,7 @@ A pool of ``items`` items (default 50); item i has a latent utility p_i, drawn o
 uniformly from [``p_min``, ``p_max``] (default [0, 0.3]) and stored, indexed by item key, in
 ``meta["utilities"]``.  Relevance model: at every step t, each pool item i is relevant to the
 step's query independently with probability p_i (U_{t,i} < p_i for i.i.d. uniform U), whether
-or not it is cached or has arrived yet; the step's relevant set is its evidence (SPEC §6
+or not it is cached or has arrived yet; the step's relevant set is its evidence (docs/model.md §6
 CSR).  So P(item i relevant at step t) = p_i exactly, independently across items and steps,
 and a cache S whose items are all retrieved (top_k ≥ capacity) hits with probability
 1 − Π_{i∈S} (1 − p_i); the best fixed cache is the K items of highest p_i.

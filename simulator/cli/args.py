@@ -1,4 +1,4 @@
-"""Options and option parsing shared by several ``semcache`` subcommands (SPEC §7)."""
+"""Options and option parsing shared by several ``semcache`` subcommands (docs/model.md §7)."""
 
 from __future__ import annotations
 
@@ -42,13 +42,14 @@ def add_source(p) -> None:
     """``--workload NAME`` or ``--trace FILE`` (exactly one), and repeatable ``--param``."""
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--workload", metavar="NAME", help="a registered workload")
-    src.add_argument("--trace", metavar="FILE", help="a trace .npz file (SPEC §6)")
+    src.add_argument("--trace", metavar="FILE", help="a trace .npz file (docs/model.md §6)")
     p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
                    help="workload parameter (repeatable)")
 
 
 def add_model(p, capacity: int = 10) -> None:
-    """The model options of SPEC §1: ``--capacity``, ``--top-k``, ``--switch-cost``, ``--quality``."""
+    """The model options (docs/model.md §1): ``--capacity``, ``--top-k``, ``--switch-cost``,
+    ``--quality``."""
     p.add_argument("--capacity", metavar="K", type=int, default=capacity,
                    help="cache size K >= 1")
     p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")

@@ -1,4 +1,4 @@
-"""``semcache claims``: run every claim check and print the verdicts (issue 4).
+"""``semcache claims``: run every claim check and print the verdicts.
 
 ``--json`` prints ``{"claims": [{"id", "statement", "conditions", "verdict", "evidence",
 "measured", "instance", "corrected", "seconds"}, ...], "quick": bool}``.  Without it, a

@@ -1,11 +1,11 @@
-"""The ``semcache`` command line (SPEC §7): one module per subcommand, assembled here.
+"""The ``semcache`` command line (docs/model.md §7): one module per subcommand, assembled here.
 
 ``semcache run``            one workload or trace file, one or more policies
 ``semcache workload list``  the registered workloads and their parameters
 ``semcache workload make``  write a workload's trace to an ``.npz`` file
 ``semcache workload show``  a workload's parameters and measured statistics of its trace
 ``semcache trace``          convert external traces to trace files
-``semcache opt``            the exact offline optimum of a trace (SPEC §4)
+``semcache opt``            the exact offline optimum of a trace (docs/model.md §4)
 ``semcache claims``         a verdict for every claim of the SOLAR paper
 ``semcache reproduce``      a table or figure of the SOLAR paper's synthetic experiments
 ``semcache sweep``          a grid of runs on Dask, into a resumable Parquet store

@@ -1,4 +1,4 @@
-"""``semcache opt``: the offline optimum of one trace or workload (SPEC §4, §7).
+"""``semcache opt``: the offline optimum of one trace or workload (docs/model.md §4, §7).
 
 Takes the model options of ``semcache run`` and prints OPT's cost when it is exact, else
 its bounds, the method used and the schedule (admissions and evictions per step, by item
@@ -50,8 +50,8 @@ def cmd_opt(args) -> int:
 def add_parser(sub) -> None:
     """Register ``semcache opt`` on the subcommand set ``sub``."""
     p = sub.add_parser("opt", help="the offline optimum of one workload or trace file",
-                       description="The offline optimum of SPEC §4 (min Σ ℓ_t + λ·N over all "
-                                   "cache schedules): exact by min-cost flow or dynamic "
+                       description="The offline optimum of docs/model.md §4 (min Σ ℓ_t + λ·N "
+                                   "over all cache schedules): exact by min-cost flow or dynamic "
                                    "programming where one fits, else a certified lower bound "
                                    "and a feasible upper bound.")
     cli_args.add_source(p)

@@ -49,7 +49,7 @@ def emit_json(doc: dict) -> None:
     sys.stdout.flush()
 
 
-def _console():
+def console():
     from rich.console import Console  # rich is only needed for human-readable output
 
     return Console(file=sys.stdout)
@@ -94,7 +94,7 @@ def print_runs(doc: dict) -> None:
         table.add_row(r["policy"], _fmt(r["hit_rate"], ".4f"),
                       _fmt(r.get("mean_precision"), ".4f"), _fmt(r.get("modifications"), "d"),
                       _fmt(r.get("cost"), ".2f"), f"{r['elapsed_s'] * 1e3:.2f} ms")
-    _console().print(table)
+    console().print(table)
 
 
 def print_workloads(rows: list) -> None:
@@ -102,7 +102,7 @@ def print_workloads(rows: list) -> None:
     for w in rows:
         table.add_row(w["name"], w["summary"],
                       ", ".join(f"{k}={v}" for k, v in w["params"].items()))
-    _console().print(table)
+    console().print(table)
 
 
 def print_benchmarks(rows: list, quick: bool = False) -> None:
@@ -119,7 +119,7 @@ def print_benchmarks(rows: list, quick: bool = False) -> None:
                       _fmt(r["ours_req_per_s"] / 1e6, ".2f"),
                       _fmt(r["baseline_req_per_s"] / 1e6, ".2f"), _fmt(r["ratio"], ".2f"),
                       verdict)
-    _console().print(table)
+    console().print(table)
     if quick:
         print_line("quick: traces a tenth of the size, a smoke test; the targets are set for "
                    "the full run")

@@ -1,4 +1,4 @@
-"""``semcache reproduce NAME``: one of the SOLAR paper's synthetic experiments (issue 5).
+"""``semcache reproduce NAME``: one of the SOLAR paper's synthetic experiments.
 
 NAME is ``table8``, ``table9``, ``table10``, ``table11``, ``drift``, ``ablation``, a figure
 alias (``fig3`` = table8, ``fig4`` = table9, ``fig5`` = table10) or ``all``.  Each run
@@ -8,7 +8,7 @@ and a ``≠`` flag where they differ by more than two standard errors) and write
 ``NAME.json`` under ``--out``.  ``--json`` prints ``{"table", "columns", "rows": [{"policy",
 "source", COLUMN: {"mean", "std", "n", "paper", "differs"}}], "notes", "files"}`` (for
 ``all``: ``{"tables": [...]}``).  Some also have ``"findings": [{"id", "finding", "verdict",
-"measured"}]``, printed after the table: ``memory-study`` (issue 6; verdict ``reproduced``,
+"measured"}]``, printed after the table: ``memory-study`` (verdict ``reproduced``,
 ``not reproduced`` or ``inconclusive``) and ``table8``, ``table9``, ``table10``, ``drift``
 (the authors' own expectations, :mod:`simulator.experiments.reproduce.authors_expectations`; verdict
 ``met``, ``not met`` or ``not measured``).
@@ -43,7 +43,7 @@ def _print_rows(doc: dict) -> None:
         table.add_row(row["policy"], "; ".join(f"{col} {row[col]['mean']:.3f} ± "
                                                f"{row[col]['std']:.3f}"
                                                for col in doc["columns"] if col in row))
-    out._console().print(table)
+    out.console().print(table)
 
 
 def _print(doc: dict, files: dict, grid: bool = True) -> None:
@@ -69,7 +69,7 @@ def _print(doc: dict, files: dict, grid: bool = True) -> None:
                 text += f" ({c['paper']:.3f}{' ≠' if c['differs'] else ''})"
             cells.append(text)
         table.add_row(row["policy"], row["source"], *cells)
-    out._console().print(table)
+    out.console().print(table)
     _print_tail(doc, files)
 
 

@@ -1,4 +1,4 @@
-"""``semcache run``: one workload or trace file, one or more policies (SPEC §7).
+"""``semcache run``: one workload or trace file, one or more policies (docs/model.md §7).
 
 ``--seed`` seeds both the workload generator and the policies' random streams; with
 ``--trace`` it seeds the policies only.  Setting ``SEMCACHE_REPORT_CACHE=1`` adds
@@ -94,7 +94,7 @@ def add_parser(sub) -> None:
     """Register ``semcache run`` on the subcommand set ``sub``."""
     p = sub.add_parser("run", help="run policies over one workload or trace file",
                        description="Run one or more policies over one workload or trace file "
-                                   "(SPEC §1) and report the SPEC §7 counters.")
+                                   "(docs/model.md §1) and report the docs/model.md §7 counters.")
     cli_args.add_source(p)
     p.add_argument("--paging", action="store_true",
                    help="require a paging trace (object ids in 'requests')")

@@ -100,8 +100,9 @@ def add_parser(sub) -> None:
     """Register ``semcache sweep`` on the subcommand set ``sub``."""
     p = sub.add_parser("sweep", help="a grid of runs on Dask, into a resumable Parquet store",
                        description="Run every combination of workload parameters, seeds, "
-                                   "policies and model options (SPEC §7) on a Dask cluster, "
-                                   "appending one Parquet part file per finished chunk.")
+                                   "policies and model options (docs/model.md §7) on a Dask "
+                                   "cluster, appending one Parquet part file per finished "
+                                   "chunk.")
     p.add_argument("--workload", metavar="NAME", required=True, help="a registered workload")
     p.add_argument("--param", metavar="KEY=V1,V2", action="append", default=[],
                    help="workload parameter values (repeatable, one key each)")

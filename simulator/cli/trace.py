@@ -1,4 +1,4 @@
-"""``semcache trace``: convert external traces to SPEC §6 ``.npz`` files.
+"""``semcache trace``: convert external traces to docs/model.md §6 ``.npz`` files.
 
 ``semcache trace import-solar DIR --out F.npz [--json]`` converts one folder of the SOLAR
 authors' published synthetic traces (see :mod:`workloads.solar_published`).  The file is
@@ -41,7 +41,8 @@ def add_parser(sub) -> None:
     imp = tsub.add_parser("import-solar", help="convert one of the SOLAR authors' published "
                           "synthetic traces", description="Convert one variant folder of the "
                           "SOLAR authors' synthetic traces (meta.json, embeddings.npz, "
-                          "items.jsonl, queries.jsonl, stream.jsonl) to a SPEC §6 .npz file.")
+                          "items.jsonl, queries.jsonl, stream.jsonl) to a trace .npz file "
+                          "(docs/model.md §6).")
     imp.add_argument("dir", metavar="DIR", help="a variant folder, e.g. cycling/m20/seed42")
     imp.add_argument("--out", metavar="FILE", required=True, help="the .npz file to write")
     imp.add_argument("--json", action="store_true", help="print one JSON object")

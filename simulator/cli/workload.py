@@ -1,8 +1,8 @@
 """``semcache workload list|make|show``: the registered workloads, their traces and statistics.
 
 ``list`` prints every workload with its parameters and defaults; ``make NAME --out F.npz``
-writes one trace file (SPEC §6) atomically; ``show NAME`` prints the parameters and measured
-statistics of the generated trace.  Each takes ``--json``.
+writes one trace file (docs/model.md §6) atomically; ``show NAME`` prints the parameters
+and measured statistics of the generated trace.  Each takes ``--json``.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ from simulator.trace import PagingTrace, Trace
 from workloads.zipf_paging import zipf_requests
 
 PAGING_POLICIES = ("fifo", "lru", "arc")
-# the ratio each comparison should reach (issue 2): paging 5x libCacheSim's C loop, the
+# the ratio each comparison should reach: paging 5x libCacheSim's C loop, the
 # semantic loop 8x a numpy loop, the SimPy engine half a bare SimPy process
 TARGETS = {"paging": 5.0, "semantic": 8.0, "simpy": 0.5}
 # our policy name -> libCacheSim cache class

@@ -1,4 +1,4 @@
-"""Sweeps: a grid of runs, in parallel on Dask or in-process, resumable (SPEC §7, issue 5).
+"""Sweeps: a grid of runs, in parallel on Dask or in-process, resumable (docs/model.md §7).
 
 The grid is workload parameter values × seeds × policies × capacities × top_k ×
 switch_cost × quality.  Each grid point is one run of :func:`simulator.runner.run` and one

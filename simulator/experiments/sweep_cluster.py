@@ -22,7 +22,8 @@ import time
 from simulator.errors import InputError
 
 SCHEDULER_TIMEOUT_S = 5
-_SERVE = "import sys; from simulator.experiments.sweep_cluster import serve; serve(int(sys.argv[1]))"
+_SERVE = ("import sys; from simulator.experiments.sweep_cluster import serve; "
+          "serve(int(sys.argv[1]))")
 
 
 def connect_scheduler(scheduler: str):

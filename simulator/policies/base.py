@@ -16,7 +16,7 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     R_t is reported worst match first, so a recency policy ends with the best match
     most recent.
 ``on_feedback(state, t, loss, quality)``
-    step t's miss cost and quality (SPEC §1.4), on every step, scored or not.  In paging
+    step t's miss cost and quality (docs/model.md §1.4), on every step, scored or not.  In paging
     mode a hit is quality 1 / loss 0 and a miss quality 0 / loss 1.
 ``admit(state, t, key, x, cache) -> bool``
     admit the arriving item ``key`` (vector ``x``) ?
@@ -38,8 +38,9 @@ A policy may also give ``paging_loop(requests, n_keys, capacity, state, out_hit)
 (hits, admissions, evictions)``, a compiled whole-trace paging run that fills ``out_hit``
 exactly as the engine's hook loop would; the fast engine then runs paging traces through
 it (the SimPy engine always uses the hooks).  It exists for speed alone, where a layout
-that cannot be split into hooks is much faster (ARC: :mod:`simulator.policies.parts.arc_paging_loop`),
-and :func:`simulator.policy_checks.check_policy` holds it equal to the hooks.
+that cannot be split into hooks is much faster (ARC:
+:mod:`simulator.policies.parts.arc_paging_loop`), and
+:func:`simulator.policy_checks.check_policy` holds it equal to the hooks.
 """
 
 from __future__ import annotations

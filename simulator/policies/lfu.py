@@ -6,9 +6,9 @@ re-arrival of a cached item (``item_keys``) is not a retrieval and changes nothi
 
 Ties between equally frequent items are broken by the ``tie`` parameter:
 
-``"admission"`` (default, SPEC §2.1)
+``"admission"`` (default, docs/model.md §2.1)
     the oldest admission goes first (smallest ``slot_adm``; admission times are unique, so
-    the SPEC's second tie-break, the smaller key, never decides).
+    the model's second tie-break, the smaller key, never decides).
 ``"bucket"``
     the item that reached its current count earliest goes first.  This is libCacheSim's
     LFU (``LFU.c``): each frequency is a FIFO list, a hit appends the item to the tail of

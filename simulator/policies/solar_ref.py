@@ -1,7 +1,8 @@
 """SOLAR as the authors' code runs it: their IG gate + their Thompson eviction.
 
 This is ``SolarRunner`` of ysunbp/SOLAR ``synthetic_workloads/runners.py`` (the code behind
-the paper's synthetic tables): admission by :mod:`~simulator.policies.parts.authors_gate`, eviction by
+the paper's synthetic tables): admission by
+:mod:`~simulator.policies.parts.authors_gate`, eviction by
 :mod:`~simulator.policies.parts.authors_thompson`.  Differences from the paper's Alg. 1 (our
 ``solar``'s gate):
 

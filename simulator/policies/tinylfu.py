@@ -26,7 +26,7 @@ This is libCacheSim 0.3.5's ``WTinyLFU`` with its defaults (``main-cache=SLRU``,
   evicted (ties keep m).  Either way w is then counted once more.  With an empty window,
   main's victim is evicted.
 
-Semantic mode: this is the admission filter of the SPEC — every arriving item enters the
+Semantic mode: this is the admission filter of docs/model.md §2.3 — every arriving item enters the
 window, and when the window overflows the sketch decides whether its oldest item enters
 main or leaves the cache.  A retrieval into R_t (worst match first) and a re-arrival of a
 cached item (``item_keys``) are requests; each arriving uncached item is a miss.

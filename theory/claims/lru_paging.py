@@ -1,6 +1,6 @@
 """Classical LRU is K-competitive in paging mode, and no better (the paper's §2 baseline).
 
-Paging mode (SPEC §1) is classical demand paging, where Sleator and Tarjan showed LRU's
+Paging mode (docs/model.md §1) is classical demand paging, where Sleator and Tarjan showed LRU's
 competitive ratio is exactly K.  Two halves, both measured against Belady's MIN (the
 ``belady`` policy, optimal among demand-paging policies):
 

@@ -2,7 +2,7 @@
 
 :func:`random_instance` draws a seeded tiny semantic instance over the whole model space
 the claims quantify over: any K ≥ 1, λ in (0, 2], queries with no relevant item, steps of
-weight 0 and 1 (SPEC §1), binary or soft quality.  :func:`optimal_schedules` enumerates
+weight 0 and 1 (docs/model.md §1), binary or soft quality.  :func:`optimal_schedules` enumerates
 *all* optimal schedules (cache sets S_0 … S_T) by exhaustive DP over arrival sets, so a
 condition "for every optimal schedule" is checked literally, not on one tie-break.
 """

@@ -7,7 +7,7 @@ seed.  :func:`table` aggregates them over seeds into ``mean``, ``std`` and ``pap
 paper's printed value, and flags a cell whose mean differs from it by more than two
 standard errors.
 
-The paper's printed numbers are not in our sources (neither the SPEC nor the authors'
+The paper's printed numbers are not in our sources (neither our sources nor the authors'
 repository carries them, and the paper's text is not retrievable here), so ``paper`` is
 ``None`` everywhere and no cell is flagged; ``PAPER`` in each experiment module is where
 they belong, as a labelled reference column, once available.
@@ -36,7 +36,6 @@ class Experiment:
     xlabel: str
     measure: Callable  # (quick: bool, seeds: list[int]) -> (cells, notes)
     paper: dict = dataclasses.field(default_factory=dict)  # (row, column) -> value
-    log_x: bool = False
     # Optional: cells -> [{"id", "finding", "verdict", "measured"}] (the JSON "findings"),
     # and a plot writer (exp, doc, cells, path) that replaces write_plot.
     findings: Callable | None = None
@@ -142,7 +141,7 @@ AUTHOR_SEEDS = (42, 1337, 2024)
 
 
 def ref_policies() -> tuple:
-    """The authors'-code variants that are registered (issue 5: reported beside ours)."""
+    """The authors'-code variants that are registered (reported beside ours)."""
     from simulator.policies import REGISTRY
 
     return tuple(p for p in ("lru_ref", "arc_ref", "solar_e_ref", "solar_a_ref", "solar_ref")

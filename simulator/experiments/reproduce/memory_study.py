@@ -1,4 +1,4 @@
-"""``semcache reproduce memory-study``: the memory-management study of Xiong et al. (issue 6).
+"""``semcache reproduce memory-study``: the memory-management study of Xiong et al..
 
 The experience-following agent (:mod:`workloads.agent`, closed loop, every run certified
 by a re-run) under the study's strategies.  Each given seed s runs ``replicates`` seeds

@@ -4,7 +4,7 @@
 the cache holds exactly a pool of P items, and 1000 queries probe it with top-3
 retrieval.  Rows: hit rate and precision@3 of that pool as P grows — the inverted U of
 the paper appears when relevance follows the published code (three listed items per
-query, ``relevant=3``, rows marked "code rule"); with the SPEC's topic relevance (the
+query, ``relevant=3``, rows marked "code rule"); with the model's topic relevance (the
 description, rows without mark) a larger pool only adds relevant items.
 """
 

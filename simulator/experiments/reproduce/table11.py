@@ -7,7 +7,8 @@ paper's policies and the authors'-code variants, hit rate at K ∈ {50, 100, 200
 shrinks the pool to 20 topics × 25 items.
 """
 
-from simulator.experiments.reproduce.base import PAPER_POLICIES, Experiment, ref_policies, run_policies
+from simulator.experiments.reproduce.base import (PAPER_POLICIES, Experiment, ref_policies,
+                                                  run_policies)
 
 CAPACITIES = (50, 100, 200, 500, 1000)
 

@@ -12,9 +12,9 @@ Defaults: ``delta = 5``, ``beta_step = 0.05`` (the paper's), ``gamma = 0.1``,
 ``novelty_scale = 10`` (ours: the bonus halves after ten steps and is small next to the
 posterior spread, so it breaks near-ties towards keeping new items).
 
-``reward`` says what counts as a success for α: ``"retrieved"`` (default; SPEC §2.1 and
+``reward`` says what counts as a success for α: ``"retrieved"`` (default; docs/model.md §2.1 and
 the paper's Alg. 2: every retrieval into R_t) or ``"relevant"`` (a retrieval in which the
-item was relevant — the implicit "like" of SPEC §1.4).  With ``"retrieved"`` and
+item was relevant — the implicit "like" of docs/model.md §1.4).  With ``"retrieved"`` and
 k >= K every cached item is retrieved at every step, so the posterior carries no
 information about usefulness; ``"relevant"`` is the variant the regret claim (Theorem 5.6)
 is also tested with.  Steps without a success count towards β either way.

@@ -1,0 +1,161 @@
+"""The structure a reviewer checks: floors, no import circle, no oversized module.
+
+The code stands on four floors (README, "Layout"): the core (``simulator`` but its ``cli``
+and ``experiments``), ``workloads``, ``theory`` and the application (``simulator.cli``,
+``simulator.experiments``).  Each imports only from floors below it; the one exception is
+the front door, ``simulator/__init__.py``, which hands on the workload registry, loaded on
+first use.  Imports are read from the sources (module level and inside functions alike).
+"""
+
+import ast
+import pathlib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PACKAGES = ("simulator", "workloads", "theory")
+FLOORS = {"core": 0, "workloads": 1, "theory": 2, "application": 3}
+FRONT_DOOR = "simulator"
+MAX_LINES = 400
+
+
+def _modules() -> dict:
+    """Dotted module name -> path, for every source file of the three packages."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def floor(module: str) -> str:
+    if module.startswith(("simulator.cli", "simulator.experiments")):
+        return "application"
+    return {"simulator": "core", "workloads": "workloads", "theory": "theory"}[
+        module.split(".")[0]]
+
+
+def imports(module: str) -> set:
+    """The modules of this project that ``module`` imports, anywhere in its source."""
+    path = MODULES[module]
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1]
+                                + ([base] if base else []))
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
+                     for alias in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name and name != module:
+                found.add(name)
+    return found
+
+
+GRAPH = {m: imports(m) for m in MODULES}
+
+
+def test_each_floor_imports_only_from_the_floors_below():
+    wrong = [(m, i) for m, deps in GRAPH.items() for i in deps
+             if FLOORS[floor(i)] > FLOORS[floor(m)]
+             and not (m == FRONT_DOOR and i == "workloads")]
+    assert not wrong, "imports from a floor above: " + ", ".join(f"{m} -> {i}" for m, i in wrong)
+
+
+def test_the_front_door_hands_on_the_workloads_only_when_asked():
+    tree = ast.parse(MODULES[FRONT_DOOR].read_text(encoding="utf-8"))
+    top = {alias.name for node in tree.body if isinstance(node, ast.Import)
+           for alias in node.names}
+    assert "workloads" not in top  # imported inside __getattr__, never at load time
+
+
+def test_no_import_circle():
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(GRAPH[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for v in sorted(GRAPH):
+        if v not in index:
+            visit(v)
+    assert not circles, f"import circles: {circles}"
+
+
+def test_no_module_is_oversized():
+    sizes = {m: p.read_text(encoding="utf-8").count("\n") for m, p in MODULES.items()}
+    assert not {m: n for m, n in sizes.items() if n > MAX_LINES}
+
+
+def test_a_circle_or_a_climb_would_be_seen():
+    """The checks can fail: the reading finds the imports it must."""
+    assert "simulator.live_run" in GRAPH["simulator.runner"]
+    assert "simulator.engine_fast" in GRAPH["simulator.live_run"]
+    assert "workloads" in GRAPH["simulator"]  # the front door's lazy hand-on
+    assert floor("simulator.cli.run") == "application" and floor("simulator.trace") == "core"
+
+
+def _private_uses(path: pathlib.Path) -> list:
+    """``name._attr`` where ``name`` was bound by an import: another module's private."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            aliases.update((a.asname or a.name).split(".")[0] for a in node.names)
+    found = [f"{path.relative_to(ROOT)}:{node.lineno} {node.value.id}.{node.attr}"
+             for node in ast.walk(tree)
+             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+             and node.value.id in aliases and _private(node.attr)]
+    # a subclass of another library's class: ``self._x`` could be one of the base's privates
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        if any(_root_name(base) in aliases for base in cls.bases):
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} self.{node.attr} in {cls.name}"
+                      for node in ast.walk(cls)
+                      if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                      and node.value.id == "self" and _private(node.attr)]
+    return found
+
+
+def _private(attr: str) -> bool:
+    return attr.startswith("_") and not attr.startswith("__")
+
+
+def _root_name(node) -> str | None:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def test_no_module_reaches_into_another_modules_privates():
+    """Dependencies are used as documented (no ``simpy``'s ``Environment._queue``), and our
+    own modules talk through public names."""
+    found = [use for path in MODULES.values() for use in _private_uses(path)]
+    assert not found, found

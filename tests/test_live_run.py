@@ -1,0 +1,120 @@
+"""The run object every driver shares (:class:`simulator.LiveRun`): stepping it in any
+pieces, phase by phase or over a buffer still being written, gives :func:`simulator.run`'s
+results, and what it reports of its cache is what the cache holds."""
+
+import numpy as np
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+import simulator
+from simulator.engine_fast import ARRIVE, FEEDBACK, RETRIEVE
+from simulator.live_run import OUTPUTS, LiveRun
+from simulator.policy_checks import clustered_trace, zipf_requests
+from simulator.trace import PagingBuffer, TraceBuffer
+
+TRACE = clustered_trace(0, T=120)
+PAGING = zipf_requests(0, T=600, n=40)
+
+
+def _same_outputs(live, result):
+    return all(np.array_equal(getattr(live, name), getattr(result, name)) for name in OUTPUTS)
+
+
+@given(cuts=st.lists(st.integers(1, TRACE.steps - 1), max_size=6, unique=True))
+@example(cuts=[])
+@example(cuts=list(range(1, 40)))
+def test_steps_in_any_pieces_equal_one_run(cuts):
+    for policy in ("lru", "solar"):
+        live = LiveRun(TRACE, policy, capacity=5, seed=3)
+        bounds = [0, *sorted(cuts), TRACE.steps]
+        for t0, t1 in zip(bounds, bounds[1:]):
+            live.step(t0, t1)
+        assert _same_outputs(live, simulator.run(TRACE, policy, capacity=5, seed=3))
+
+
+def test_phase_by_phase_equals_whole_steps():
+    """What the SimPy engine does with no delay: retrieve, then feedback and arrival."""
+    for policy in ("fifo", "solar", "history"):
+        live = LiveRun(TRACE, policy, capacity=4, seed=1)
+        for t in range(TRACE.steps):
+            live.step(t, t + 1, RETRIEVE)
+            live.step(t, t + 1, FEEDBACK)
+            live.step(t, t + 1, ARRIVE)
+        assert _same_outputs(live, simulator.run(TRACE, policy, capacity=4, seed=1))
+
+
+def test_the_cache_it_reports_is_the_cache_the_outputs_describe():
+    live = LiveRun(TRACE, "lfu", capacity=6)
+    cached = set()
+    for t in range(TRACE.steps):
+        live.step(t)
+        cached -= {int(live.evicted[t]), int(live.deleted[t])}
+        cached |= {int(live.admitted[t])} - {-1}
+        assert set(live.cached_keys().tolist()) == cached
+        assert live.cache_size == len(cached) == live.size[t]
+
+
+def test_retrieve_is_what_the_next_step_retrieves():
+    """R_t read off the live cache scores step t exactly as the step does."""
+    live = LiveRun(TRACE, "arc", capacity=5, top_k=2)
+    for t in range(TRACE.steps):
+        keys, sims = live.retrieve(t)
+        assert len(keys) == min(2, live.cache_size) and np.all(np.diff(sims) <= 0)
+        relevant = TRACE.item_topics[keys] == TRACE.query_topics[t]
+        live.step(t)
+        assert live.hit[t] == int(relevant.any())
+        assert live.precision[t] == relevant.sum() / 2
+
+
+def test_before_retrieve_runs_once_per_step_in_order():
+    calls = []
+    live = LiveRun(TRACE, "fifo", capacity=5, before_retrieve=lambda run, t: calls.append(t))
+    live.step(0, 50)
+    live.step(50, 51, ARRIVE)  # no retrieval in this call: no call
+    live.step(50, TRACE.steps, RETRIEVE | FEEDBACK)
+    assert calls == list(range(TRACE.steps))
+
+
+def test_a_buffer_written_row_by_row_runs_as_its_finished_trace():
+    buf = TraceBuffer.blank(TRACE.steps, TRACE.dim)
+    live = LiveRun(buf, "solar_a", capacity=5, seed=2)
+    for t in range(TRACE.steps):
+        buf.queries[t], buf.items[t] = TRACE.queries[t], TRACE.items[t]
+        buf.query_topics[t], buf.item_topics[t] = TRACE.query_topics[t], TRACE.item_topics[t]
+        live.step(t)
+    assert _same_outputs(live, simulator.run(buf.finish(), "solar_a", capacity=5, seed=2))
+    requests = PagingBuffer(np.zeros(PAGING.steps, np.int64), PAGING.n_keys)
+    live = LiveRun(requests, "lru", capacity=7)
+    for t in range(PAGING.steps):
+        requests.requests[t] = PAGING.requests[t]
+        live.step(t)
+    assert np.array_equal(live.hit, simulator.run(PAGING, "lru", capacity=7).hit)
+
+
+def test_paging_tallies_and_a_policys_own_loop():
+    hooks = LiveRun(PAGING, "arc", capacity=8)
+    hooks.step(0, PAGING.steps)
+    own = LiveRun(PAGING, "arc", capacity=8)
+    assert own.run_all() >= 0
+    assert np.array_equal(own.hit, hooks.hit)
+    assert (own.hits, own.admissions, own.evictions) == (
+        hooks.hits, hooks.admissions, hooks.evictions) == (
+        int(hooks.hit.sum()), PAGING.steps - int(hooks.hit.sum()),
+        PAGING.steps - int(hooks.hit.sum()) - 8)
+    with pytest.raises(RuntimeError, match="own paging loop"):
+        own.cached_keys()
+    with pytest.raises(RuntimeError, match="no further steps"):
+        own.step(0)
+
+
+def test_config_and_refusals():
+    live = LiveRun(TRACE, "unlimited", capacity=3, top_k=2, seed=4)
+    assert live.capacity == TRACE.n_keys and live.config["capacity"] is None
+    assert live.config["top_k"] == 2 and live.mode == "semantic"
+    with pytest.raises(simulator.InputError, match="not defined in paging mode"):
+        LiveRun(PAGING, "solar_e_ref", capacity=3)
+    with pytest.raises(simulator.InputError, match="^capacity must"):
+        LiveRun(TRACE, "fifo", capacity=0)
+    with pytest.raises(simulator.InputError, match="trace must be"):
+        LiveRun(TRACE.queries, "fifo")
