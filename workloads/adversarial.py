@@ -83,7 +83,7 @@ from simulator.live_run import LiveRun
 from simulator.runner import run
 from simulator.trace import PagingBuffer, PagingTrace, Trace, TraceBuffer
 from workloads import topic_space as ts
-from workloads.base import Workload
+from workloads.base import Workload, policy_params
 
 ADVERSARIES = ("missing_topic", "paging", "no_memory_then_dropped")
 JUNK_COSINE = 0.5
@@ -107,17 +107,7 @@ def targets(adversary: str) -> list:
 
 def target_params(p: dict) -> dict:
     """``p["target_params"]`` (``"key=value,key=value"``) as the target's resolved parameters."""
-    given = {}
-    for item in filter(None, (s.strip() for s in p["target_params"].split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"parameter 'target_params' expects key=value[,key=value], "
-                             f"got {p['target_params']!r}")
-        given[key.strip()] = value.strip()
-    try:
-        return policies.get(p["target"]).resolve_params(given)
-    except InputError as exc:
-        raise InputError(f"parameter 'target_params': {exc}") from None
+    return policy_params(p, "target_params", p["target"])
 
 
 def _check(p: dict) -> str | None:

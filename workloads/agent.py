@@ -57,11 +57,11 @@ import math
 
 import numpy as np
 
-from simulator import closed_loop, policies
+from simulator import closed_loop
 from simulator.config import njit
 from simulator.errors import InputError
 from workloads import topic_space as ts
-from workloads.base import Workload
+from workloads.base import Workload, policy_params
 
 PARAMS = {"tasks": 2000, "dim": 6, "init_size": 50, "init_error": 0.0, "tolerance": 1.0,
           "eval_tolerance": 1.0, "eval_fp": 0.0, "eval_fn": 0.0, "follow": 0.9,
@@ -112,32 +112,16 @@ def _check(p: dict) -> str | None:
     if p["shift_kind"] not in SHIFT_KINDS:
         return f"parameter 'shift_kind' must be one of w, input, got {p['shift_kind']!r}"
     try:
-        pol = policies.get(p["policy"])
-        params = _policy_params(p)
+        closed_loop.check_online(p["policy"], _policy_params(p))
     except InputError as exc:
         return str(exc)
-    if pol.traits_of(params).offline or "semantic" not in pol.modes:
-        return f"parameter 'policy': '{p['policy']}' cannot run in a closed loop"
     return None
 
 
 def _policy_params(p: dict) -> dict:
     """``p["policy_params"]`` ("key=value,...") resolved for ``p["policy"]``, with ``warmup``
     defaulting to ``init_size`` for strategies that have it."""
-    pol = policies.get(p["policy"])
-    given = {}
-    for item in filter(None, (s.strip() for s in p["policy_params"].split(","))):
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"parameter 'policy_params' expects key=value[,key=value], "
-                             f"got {p['policy_params']!r}")
-        given[key.strip()] = value.strip()
-    if "warmup" in pol.params:
-        given.setdefault("warmup", p["init_size"])
-    try:
-        return pol.resolve_params(given)
-    except InputError as exc:
-        raise InputError(f"parameter 'policy_params': {exc}") from None
+    return policy_params(p, "policy_params", p["policy"], {"warmup": p["init_size"]})
 
 
 def _draws(p: dict, seed: int) -> dict:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+from simulator import policies
 from simulator.errors import InputError
 from simulator.params import resolve
 
@@ -38,3 +39,28 @@ class Workload:
         if isinstance(seed, bool) or int(seed) != seed or seed < 0:
             raise InputError(f"seed must be an integer >= 0, got {seed!r}", "seed")
         return self.make(self.resolve_params(params), int(seed))
+
+
+def policy_params(p: dict, param: str, policy: str, defaults: dict | None = None) -> dict:
+    """The workload parameter ``p[param]`` (``"key=value,key=value"``) as the resolved
+    parameters of the policy ``policy``; ``defaults`` fill the keys the policy has and the
+    text does not give.
+
+    >>> policy_params({"target_params": "alpha=0.2"}, "target_params", "solar_a")["alpha"]
+    0.2
+    """
+    pol = policies.get(policy)
+    given = {}
+    for item in filter(None, (s.strip() for s in p[param].split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"parameter '{param}' expects key=value[,key=value], "
+                             f"got {p[param]!r}")
+        given[key.strip()] = value.strip()
+    for key, value in (defaults or {}).items():
+        if key in pol.params:
+            given.setdefault(key, value)
+    try:
+        return pol.resolve_params(given)
+    except InputError as exc:
+        raise InputError(f"parameter '{param}': {exc}") from None

@@ -16,8 +16,9 @@ Every step is scored (weight 1); an item is relevant iff its topic is the query'
 ``dwell = 1`` and capacity K < m, FIFO holds items of the K topics before a_t only, never
 a_t's, so its hit rate is exactly 0 by construction; with m ≤ K, a_t's latest item is always
 cached after the first cycle, and FIFO hits whenever retrieval ranks it in the top k (every
-step, with the default noise: own-topic cosine ≈ 0.58 against ≈ 0 ± 0.09 for the others).  Table 8 uses K = 10, m ∈ {10, 15, 20, 30, 50} and 10 cycles (``steps = 10·m``; the
-default 200 is 10 cycles of the default 20 topics).
+step, with the default noise: own-topic cosine ≈ 0.58 against ≈ 0 ± 0.09 for the
+others).  Table 8 uses K = 10, m ∈ {10, 15, 20, 30, 50} and 10 cycles (``steps = 10·m``;
+the default 200 is 10 cycles of the default 20 topics).
 
 Examples
 --------

@@ -11,9 +11,9 @@ nearly orthogonal (``separation=1`` is close to that); the paper's text and docs
 The ``queries`` evaluation queries (default 1000) each pick a topic uniformly.  Relevance:
 with ``relevant = 0`` (default) an item is relevant iff its topic is the query's
 (docs/model.md §1.3); with ``relevant = r ≥ 1`` each query (warm-up ones too) gets r
-distinct items of its topic drawn uniformly, as the published code does, listed as the step's evidence (only items that arrive
-somewhere in the trace can be listed); the query's topic is then kept in
-``meta["query_topic"]`` and ``query_topics`` is −1.
+distinct items of its topic drawn uniformly, as the published code does, listed as the
+step's evidence (only items that arrive somewhere in the trace can be listed); the query's
+topic is then kept in ``meta["query_topic"]`` and ``query_topics`` is −1.
 
 ``mode = stream`` (Table 11).  Steps 0 … N − 1 (N = topics·items_per_topic) stream the whole
 pool in a random order, one item per step, each step's query a fresh noisy member of the

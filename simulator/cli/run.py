@@ -17,12 +17,6 @@ from simulator.cli.sources import mode_of, source
 from simulator.errors import InputError
 
 
-def _check_engine(engine: str) -> None:
-    if engine not in runner.ENGINES:
-        raise InputError(f"--engine must be one of: {', '.join(runner.ENGINES)}; "
-                         f"got {engine!r}")
-
-
 def _policy_names(text: str | None, mode: str) -> list:
     """The ``--policy`` list, or every registered policy defined in ``mode``."""
     if text is None:
@@ -49,7 +43,6 @@ def _check_policies(names: list, mode: str, params: dict) -> None:
 
 def cmd_run(args) -> int:
     runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
-    _check_engine(args.engine)
     engine_options = runner.check_engine(args.engine, cli_args.engine_options(args))
     cli_args.check_seed(args.seed)
     if args.out is not None:

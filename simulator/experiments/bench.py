@@ -12,8 +12,8 @@ Three comparisons, each on one seeded trace that both sides process:
 Each side is timed best of ``REPEATS``, ours after a warm-up run so that compilation is
 excluded (``RunResult.elapsed_s``); libCacheSim's time includes reading its trace file,
 which is how it is used.  The two sides take turns, one run each per round, so that a
-burst of load on a shared machine slows both rather than one.  Every row also says whether both sides counted the same hits:
-speed is only compared between runs that agree.
+burst of load on a shared machine slows both rather than one.  Every row also says whether
+both sides counted the same hits: speed is only compared between runs that agree.
 
 Rows are ``{"name", "ours_req_per_s", "baseline_req_per_s", "ratio", "hits_equal"}`` plus
 the two hit counts, the trace size, ``target_ratio`` (the ratio the project aims for:
