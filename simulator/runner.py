@@ -64,7 +64,8 @@ class RunResult:
         Rates and ``miss_cost`` = Σ ℓ_t are taken over the scored steps; ``modifications``
         N counts every step at which the cache changed, warm-up included (building the
         memory costs switches even when its answers are not graded), and
-        ``cost = miss_cost + λ·N``.  With every step scored this is docs/model.md §1's cost exactly.
+        ``cost = miss_cost + λ·N``.  With every step scored this is the cost of docs/model.md
+        §1.6 exactly.
 
         A SimPy run with engine options other than the defaults (immediate feedback, one
         session: the fast engine's model) also records ``engine_options`` and its

@@ -1,4 +1,4 @@
-"""The ``semcache`` command line: the docs/model.md §7 JSON contract, tables, files, determinism."""
+"""The ``semcache`` command line: the JSON contract (docs/model.md §7), tables, files, determinism."""
 
 import json
 import os

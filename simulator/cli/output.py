@@ -12,6 +12,7 @@ import sys
 
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
+from simulator.trace import save
 
 
 def to_json(doc: dict) -> str:
@@ -42,6 +43,14 @@ def write_atomic(path: str, text: str, option: str = "--out") -> None:
         write_atomically(path, write)
     except OSError as exc:
         raise InputError(f"cannot write {option} '{path}': {exc.strerror}") from None
+
+
+def save_trace(trace, path: str) -> None:
+    """Write a trace file (atomically) for ``--out``; a failure is an InputError."""
+    try:
+        save(trace, path)
+    except OSError as exc:
+        raise InputError(f"cannot write --out '{path}': {exc.strerror}") from None
 
 
 def emit_json(doc: dict) -> None:

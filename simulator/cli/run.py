@@ -87,7 +87,7 @@ def add_parser(sub) -> None:
     """Register ``semcache run`` on the subcommand set ``sub``."""
     p = sub.add_parser("run", help="run policies over one workload or trace file",
                        description="Run one or more policies over one workload or trace file "
-                                   "(docs/model.md §1) and report the docs/model.md §7 counters.")
+                                   "(docs/model.md §1) and report their run records (§7.2).")
     cli_args.add_source(p)
     p.add_argument("--paging", action="store_true",
                    help="require a paging trace (object ids in 'requests')")

@@ -1,4 +1,4 @@
-"""``semcache trace``: convert external traces to docs/model.md §6 ``.npz`` files.
+"""``semcache trace``: convert external traces to trace files (docs/model.md §6).
 
 ``semcache trace import-solar DIR --out F.npz [--json]`` converts one folder of the SOLAR
 authors' published synthetic traces (see :mod:`workloads.solar_published`).  The file is
@@ -12,16 +12,11 @@ from simulator.cli import output as out
 
 
 def cmd_import_solar(args) -> int:
-    from simulator.errors import InputError
-    from simulator.trace import save
     from workloads.solar_published import import_variant
 
     out.check_writable(args.out)
     trace = import_variant(args.dir)
-    try:
-        save(trace, args.out)
-    except OSError as exc:
-        raise InputError(f"cannot write --out '{args.out}': {exc.strerror}") from None
+    out.save_trace(trace, args.out)
     doc = {"written": args.out, "source": args.dir, "steps": trace.steps, "dim": trace.dim,
            "items": trace.n_keys, "re_arrivals": trace.steps - trace.n_keys,
            "relevance": trace.meta["relevance"], "authors_meta": trace.meta["authors_meta"]}

@@ -10,8 +10,6 @@ from __future__ import annotations
 from simulator.cli import output as out
 from simulator.cli.args import check_seed, pairs
 from simulator.cli.sources import generate
-from simulator.errors import InputError
-from simulator.trace import save
 
 
 def cmd_list(args) -> int:
@@ -30,10 +28,7 @@ def cmd_make(args) -> int:
     check_seed(args.seed)
     out.check_writable(args.out)
     trace, record = generate(args.name, pairs("--param", args.param), args.seed)
-    try:
-        save(trace, args.out)
-    except OSError as exc:
-        raise InputError(f"cannot write --out '{args.out}': {exc.strerror}") from None
+    out.save_trace(trace, args.out)
     if args.json:
         out.emit_json({"written": args.out, "workload": record})
     else:
