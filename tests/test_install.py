@@ -6,6 +6,7 @@ run."""
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -25,10 +26,17 @@ print(json.dumps({"roots": [str(pathlib.Path(p.__file__).parents[1])
 
 
 def test_the_three_packages_load_from_one_installed_root(tmp_path):
+    source = tmp_path / "source"  # a copy: the build writes beside the sources it builds
+    for name in ("pyproject.toml", "README.md"):
+        source.mkdir(exist_ok=True)
+        shutil.copy(ROOT / name, source / name)
+    for package in ("simulator", "workloads", "theory"):
+        shutil.copytree(ROOT / package, source / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     site = tmp_path / "site"
     build = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps",
-                            "--no-build-isolation", "--quiet", "--target", str(site), str(ROOT)],
-                           capture_output=True, text=True, timeout=600)
+                            "--no-build-isolation", "--quiet", "--target", str(site),
+                            str(source)], capture_output=True, text=True, timeout=600)
     assert build.returncode == 0, build.stderr
     env = dict(os.environ, PYTHONPATH=str(site), NUMBA_CACHE_DIR=str(tmp_path / "numba"))
     probe = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True,
