@@ -19,7 +19,7 @@ import json
 import sys
 
 from simulator.errors import InputError
-from simulator.trace import save
+from simulator.trace_formats import save
 from theory.adversary_ratio import measure
 from workloads.adversarial import ADVERSARIES
 

@@ -26,7 +26,8 @@ from simulator.live_run import LiveRun
 from simulator.policies.base import Policy, Traits
 from simulator.policy_checks import check_policy
 from simulator.runner import RunResult, run
-from simulator.trace import PagingTrace, Trace, TraceBuffer, load, save
+from simulator.trace import PagingTrace, Trace, TraceBuffer
+from simulator.trace_formats import load, save
 
 __all__ = ["InputError", "LiveRun", "PagingTrace", "Policy", "RunResult", "Trace",
            "TraceBuffer", "Traits", "check_policy", "load", "njit", "policies", "run", "save",

@@ -239,15 +239,16 @@ def _own_paging(requests, n_keys, capacity, state, out_hit):
     return _paging_loop(requests, n_keys, capacity, state, out_hit)  # noqa: F821
 
 
-_INNER = (_remove, _paging_kernel)  # only ever called from compiled code: never cached
+# only ever called from compiled code, so never disk-cached (their callers carry them)
+_INNER = (_remove, _paging_kernel)
 
 
 def _compile(policy) -> dict:
     """The engine functions with ``policy``'s hooks bound, under salted names (built once).
 
     ``_remove`` and ``_paging_kernel`` are not disk-cached: they are never called from
-    Python, and the cached functions that call them carry their code.  Nothing is, for a policy from outside the
-    package (:func:`~simulator.kernel_cache.disk_cached`).
+    Python, and the cached functions that call them carry their code.  Nothing is, for a
+    policy from outside the package (:func:`~simulator.kernel_cache.disk_cached`).
     """
     # keyed by the hooks themselves: a policy registered again under its name with new
     # hooks (a notebook cell run twice) gets new loops; _KERNELS keeps the hooks alive

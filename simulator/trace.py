@@ -1,8 +1,9 @@
-"""Trace files (docs/model.md §6): the arrays one run reads, validated once on the way in.
+"""Traces (docs/model.md §6): the arrays one run reads, validated once on the way in.
 
 A semantic trace holds, per step t, a query vector and the vector of the item that
-arrives at t; everything else is optional.  A paging trace holds object ids only.
-Validation happens here and nowhere else: engines assume a :class:`Trace` is sound.
+arrives at t; everything else is optional.  A paging trace holds object ids and the size
+each request states.  Validation happens here and nowhere else: engines assume a
+:class:`Trace` is sound.  Files are read and written by :mod:`simulator.trace_formats`.
 
 Item identity: without ``item_keys`` the item arriving at step t has id t; with
 ``item_keys`` its id is its key (equal keys are the same item).  ``evidence_indices``
@@ -12,12 +13,9 @@ name item ids in that sense.
 from __future__ import annotations
 
 import dataclasses
-import os
-import zipfile
 
 import numpy as np
 
-from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
 
@@ -25,8 +23,9 @@ _DTYPES = {
     "queries": np.float32, "items": np.float32, "query_topics": np.int64,
     "item_topics": np.int64, "weights": np.float64, "scored": np.bool_,
     "item_keys": np.int64, "evidence_indptr": np.int64, "evidence_indices": np.int64,
-    "requests": np.int64,
+    "item_sizes": np.int64, "requests": np.int64, "request_sizes": np.int64,
 }
+_PAGING = ("requests", "request_sizes")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -43,6 +42,7 @@ class _SemanticArrays:
     evidence_indptr: np.ndarray
     evidence_indices: np.ndarray
     has_evidence: bool
+    item_sizes: np.ndarray
 
     @property
     def steps(self) -> int:
@@ -77,35 +77,45 @@ class Trace(_SemanticArrays):
     @classmethod
     def from_arrays(cls, queries, items, query_topics=None, item_topics=None, weights=None,
                     scored=None, item_keys=None, evidence_indptr=None, evidence_indices=None,
-                    meta=None) -> "Trace":
+                    item_sizes=None, meta=None) -> "Trace":
         """Validate raw arrays (any array-likes) and return a normalised trace."""
         arrays = {"queries": queries, "items": items, "query_topics": query_topics,
                   "item_topics": item_topics, "weights": weights, "scored": scored,
                   "item_keys": item_keys, "evidence_indptr": evidence_indptr,
-                  "evidence_indices": evidence_indices}
-        return _validate({k: v for k, v in arrays.items() if v is not None}, meta or {},
-                         strict_dtype=False)
+                  "evidence_indices": evidence_indices, "item_sizes": item_sizes}
+        return validate({k: v for k, v in arrays.items() if v is not None}, meta or {})
+
+    @property
+    def sized(self) -> bool:
+        """Whether some item's size is not 1."""
+        return bool((self.item_sizes != 1).any())
 
     def arrays(self) -> dict:
-        """The docs/model.md §6 arrays of this trace (what :func:`save` writes)."""
+        """The docs/model.md §6 arrays of this trace (what a trace file holds); sizes only
+        when some size is not 1."""
         out = {"queries": self.queries, "items": self.items, "query_topics": self.query_topics,
                "item_topics": self.item_topics, "weights": self.weights, "scored": self.scored,
                "item_keys": self.item_keys}
         if self.has_evidence:
             out["evidence_indptr"] = self.evidence_indptr
             out["evidence_indices"] = self.evidence_indices
+        if self.sized:
+            out["item_sizes"] = self.item_sizes
         return out
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class PagingTrace:
-    """A validated paging trace: object ids, remapped to dense ``0 .. n_keys-1``.
+    """A validated paging trace: object ids, remapped to dense ``0 .. n_keys-1``, and the
+    size each request states (docs/model.md §1.8).
 
-    ``object_ids[dense]`` recovers the original id of a dense key.
+    ``object_ids[dense]`` recovers the original id of a dense key (int64 or, from
+    libCacheSim's formats, uint64).
     """
 
     requests: np.ndarray
     object_ids: np.ndarray
+    request_sizes: np.ndarray
     meta: dict = dataclasses.field(default_factory=dict)
 
     @property
@@ -116,9 +126,24 @@ class PagingTrace:
     def n_keys(self) -> int:
         return int(self.object_ids.shape[0])
 
+    @property
+    def sized(self) -> bool:
+        """Whether some request's size is not 1."""
+        return bool((self.request_sizes != 1).any())
+
     @classmethod
-    def from_requests(cls, requests, meta=None) -> "PagingTrace":
-        return _validate({"requests": requests}, meta or {}, strict_dtype=False)
+    def from_requests(cls, requests, sizes=None, meta=None) -> "PagingTrace":
+        """Validate object ids (int64 >= 0 or uint64) and optional sizes (int64 >= 1)."""
+        raw = {"requests": requests} if sizes is None else {"requests": requests,
+                                                             "request_sizes": sizes}
+        return validate(raw, meta or {})
+
+    def arrays(self) -> dict:
+        """What a trace file holds: the original ids, and sizes when some size is not 1."""
+        out = {"requests": self.object_ids[self.requests]}
+        if self.sized:
+            out["request_sizes"] = self.request_sizes
+        return out
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -149,7 +174,7 @@ class TraceBuffer(_SemanticArrays):
                    item_keys=np.arange(T, dtype=np.int64),
                    evidence_indptr=np.zeros(T + 1, np.int64),
                    evidence_indices=np.zeros(T * evidence_per_step, np.int64),
-                   has_evidence=evidence_per_step > 0)
+                   has_evidence=evidence_per_step > 0, item_sizes=np.ones(T, np.int64))
 
     def finish(self, meta: dict | None = None) -> Trace:
         """The written trace, validated (evidence only when the buffer has some)."""
@@ -159,8 +184,8 @@ class TraceBuffer(_SemanticArrays):
             evidence = dict(evidence_indptr=ptr, evidence_indices=self.evidence_indices[:ptr[-1]])
         return Trace.from_arrays(queries=self.queries, items=self.items,
                                  query_topics=self.query_topics, item_topics=self.item_topics,
-                                 weights=self.weights, scored=self.scored, meta=meta,
-                                 **evidence)
+                                 weights=self.weights, scored=self.scored,
+                                 item_sizes=self.item_sizes, meta=meta, **evidence)
 
 
 @dataclasses.dataclass(eq=False)
@@ -177,7 +202,8 @@ class PagingBuffer:
 
 
 def _as_array(name, value, strict_dtype):
-    """``value`` as the dtype (docs/model.md §6) of array ``name``.
+    """``value`` as the dtype (docs/model.md §6) of array ``name`` (``requests`` may also
+    be uint64: libCacheSim's object ids).
 
     From files (``strict_dtype``) vectors must already be float32 and other arrays must
     cast safely (e.g. int32 topics, float32 weights); from Python any numeric array of the
@@ -191,6 +217,8 @@ def _as_array(name, value, strict_dtype):
     if arr.dtype == object:
         raise InputError(f"trace array '{name}' is ragged or has dtype object; "
                          f"give a rectangular {want.name} array")
+    if name == "requests" and arr.dtype == np.uint64:
+        return np.ascontiguousarray(arr)
     if strict_dtype:
         ok = arr.dtype == want if want == np.float32 else np.can_cast(arr.dtype, want, "safe")
     else:
@@ -205,14 +233,30 @@ def _first_bad(mask):
     return int(np.flatnonzero(mask)[0])
 
 
-def _validate(raw: dict, meta: dict, strict_dtype: bool):
+def _sizes(a: dict, name: str, T: int) -> np.ndarray:
+    """Array ``name`` of sizes, checked (int64 >= 1, one per step), or all 1 when absent."""
+    if name not in a:
+        return np.ones(T, np.int64)
+    sizes = a[name]
+    if sizes.shape != (T,):
+        raise InputError(f"trace array '{name}' has shape {sizes.shape}; expected ({T},)")
+    if (sizes < 1).any():
+        raise InputError(f"trace array '{name}' has a size below 1 at index "
+                         f"{_first_bad(sizes < 1)}; sizes are integers >= 1")
+    return sizes
+
+
+def validate(raw: dict, meta: dict, strict_dtype: bool = False):
+    """Named arrays (docs/model.md §6) as a validated :class:`Trace` or
+    :class:`PagingTrace`.  ``strict_dtype``: the arrays come from a file, so vectors must
+    be float32 and other arrays must cast safely."""
     unknown = set(raw) - set(_DTYPES)
     if unknown:
         raise InputError(f"trace has unknown array '{sorted(unknown)[0]}'; valid arrays: "
                          + ", ".join(_DTYPES))
     a = {k: _as_array(k, v, strict_dtype) for k, v in raw.items()}
     if "requests" in a:
-        if len(a) > 1:
+        if set(a) - set(_PAGING):
             raise InputError("trace mixes 'requests' (paging) with semantic arrays; use one kind")
         req = a["requests"]
         if req.ndim != 1 or req.size == 0:
@@ -221,8 +265,12 @@ def _validate(raw: dict, meta: dict, strict_dtype: bool):
         if req.size and req.min() < 0:
             raise InputError(f"trace array 'requests' has a negative id at index "
                              f"{_first_bad(req < 0)}; ids must be >= 0")
+        sizes = _sizes(a, "request_sizes", req.size)
         object_ids, dense = np.unique(req, return_inverse=True)
-        return PagingTrace(dense.astype(np.int64).reshape(-1), object_ids, dict(meta))
+        return PagingTrace(dense.astype(np.int64).reshape(-1), object_ids, sizes, dict(meta))
+    if "request_sizes" in a:
+        raise InputError("trace array 'request_sizes' belongs to a paging trace (with "
+                         "'requests'); a semantic trace has 'item_sizes'")
     for name in ("queries", "items"):
         if name not in a:
             raise InputError(f"trace is missing array '{name}' (float32 [T, d]); "
@@ -265,6 +313,13 @@ def _validate(raw: dict, meta: dict, strict_dtype: bool):
     rank = np.empty(first.size, np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(first.size)
     dense_keys = rank[inverse.reshape(-1)]
+    sizes = _sizes(a, "item_sizes", T)
+    differ = sizes != sizes[first][inverse.reshape(-1)]  # each arrival against its key's first
+    if differ.any():
+        t = _first_bad(differ)
+        raise InputError(f"trace array 'item_sizes' gives item key {int(keys[t])} size "
+                         f"{int(sizes[t])} at index {t} but {int(sizes[first[inverse[t]]])} "
+                         "before; equal item_keys are one item, of one size")
     has_ev = "evidence_indptr" in a or "evidence_indices" in a
     if has_ev:
         if "evidence_indptr" not in a or "evidence_indices" not in a:
@@ -294,41 +349,5 @@ def _validate(raw: dict, meta: dict, strict_dtype: bool):
         item_topics=a.get("item_topics", np.full(T, -1, np.int64)),
         weights=w.astype(np.float64), scored=a.get("scored", np.ones(T, np.bool_)),
         item_keys=dense_keys.astype(np.int64), evidence_indptr=ptr, evidence_indices=idx,
-        has_evidence=has_ev, meta=meta)
+        has_evidence=has_ev, item_sizes=sizes, meta=meta)
 
-
-def load(path) -> Trace | PagingTrace:
-    """Load and validate a trace ``.npz`` file (docs/model.md §6).
-
-    Raises :class:`~simulator.errors.InputError` naming the file, array and index on any
-    problem, including a missing or corrupted file.
-    """
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise InputError(f"trace file '{path}' does not exist; give the path of a trace .npz")
-    try:
-        npz = np.load(path, allow_pickle=False)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise InputError(f"trace file '{path}' is not a readable .npz ({type(exc).__name__}); "
-                         "write it with numpy.savez or 'semcache workload make'") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile):
-        raise InputError(f"trace file '{path}' is a single array (.npy), not an .npz of named "
-                         "arrays; write it with numpy.savez(queries=..., items=...)")
-    raw = {}
-    with npz:
-        for name in npz.files:
-            try:
-                raw[name] = npz[name]
-            except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-                raise InputError(f"trace file '{path}': array '{name}' cannot be read "
-                                 f"({type(exc).__name__}: object arrays and damaged members "
-                                 "are refused)") from None
-    return _validate(raw, {"source": path}, strict_dtype=True)
-
-
-def save(trace: Trace | PagingTrace, path) -> None:
-    """Write a trace atomically (a temporary file renamed into place)."""
-    path = os.fspath(path)
-    arrays = ({"requests": trace.object_ids[trace.requests]} if isinstance(trace, PagingTrace)
-              else trace.arrays())
-    write_atomically(path, lambda tmp: np.savez(tmp, **arrays), suffix=".npz")

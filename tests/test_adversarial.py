@@ -13,7 +13,8 @@ import pytest
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
-from simulator.trace import PagingTrace, Trace, load, save
+from simulator.trace import PagingTrace, Trace
+from simulator.trace_formats import load, save
 from theory.adversary_ratio import measure
 from workloads import adversarial
 

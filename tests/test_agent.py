@@ -13,7 +13,7 @@ import workloads
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
-from simulator.trace import load, save
+from simulator.trace_formats import load, save
 from workloads import agent
 
 SMALL = {"tasks": 300, "init_size": 30}

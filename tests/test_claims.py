@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from simulator.cli import main
 from simulator.runner import run
-from simulator.trace import Trace, load
+from simulator.trace import Trace
+from simulator.trace_formats import load
 from theory.claims import REGISTRY, check_all
 from theory.claims.base import VERDICTS, ClaimResult
 from theory.claims.solar_cr3 import evaluate

@@ -1,4 +1,5 @@
-"""The ``semcache`` command line: the JSON contract (docs/model.md §7), tables, files, determinism."""
+"""The ``semcache`` command line: the JSON contract (docs/model.md §7), tables, files,
+determinism."""
 
 import json
 import os

@@ -225,7 +225,7 @@ def _opt_cli(argv, capsys):
 def test_cli_opt_json_matches_opt(tmp_path, capsys):
     import json
 
-    from simulator.trace import save
+    from simulator.trace_formats import save
 
     tr, K, k, lam, quality = _soft_topk_case()
     path = tmp_path / "soft.npz"

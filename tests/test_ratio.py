@@ -13,7 +13,8 @@ import pytest
 
 from simulator.errors import InputError
 from simulator.runner import run
-from simulator.trace import Trace, load
+from simulator.trace import Trace
+from simulator.trace_formats import load
 from theory import ratio as ratio_mod
 from theory.opt import OptResult, opt
 from theory.ratio import competitive_ratio, ratio_curve

@@ -24,7 +24,7 @@ import pytest
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
-from simulator.trace import load, save
+from simulator.trace_formats import load, save
 from workloads import solar_published
 from workloads.solar_published import import_variant
 from naive import SplitMix64

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from simulator.trace import PagingTrace, Trace, load, save
+from simulator.trace import PagingTrace, Trace
+from simulator.trace_formats import load, save
 
 T, D = 8, 5
 

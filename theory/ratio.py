@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 import workloads
-from simulator import trace as trace_io
+from simulator import trace_formats
 from simulator.errors import InputError
 from simulator.runner import check_options, run
 from simulator.trace import Trace
@@ -76,8 +76,9 @@ class RatioResult:
     config: dict
 
     def save_worst(self, path) -> None:
-        """Write the worst instance as a trace file (atomically, :func:`simulator.trace.save`)."""
-        trace_io.save(self.worst_trace, path)
+        """Write the worst instance as a trace file (atomically,
+        :func:`simulator.trace_formats.save`)."""
+        trace_formats.save(self.worst_trace, path)
 
     def to_dict(self) -> dict:
         """Everything but the trace, as plain Python values (``inf`` stays a float)."""

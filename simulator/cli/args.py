@@ -5,6 +5,7 @@ from __future__ import annotations
 from simulator.engine_simpy import OPTIONS
 from simulator.errors import InputError
 from simulator.kernels import QUALITY_CODES
+from simulator.trace_formats import FORMATS
 
 # The SimPy engine's options as flags of `semcache run`; each defaults to "not given".
 ENGINE_FLAGS = {"latency": "--latency", "feedback_delay": "--feedback-delay",
@@ -23,7 +24,8 @@ FLAGS = {"capacity": "--capacity", "capacities": "--capacity", "top_k": "--top-k
          "seed": "--seed", "first_seed": "--seed", "seeds": "--seeds", "method": "--method",
          "ids": "--only", "policies": "--policy", "params": "--param", "workload": "--workload",
          "workers": "--workers", "scheduler": "--scheduler", "out": "--out",
-         "delays": "--delays", "losses": "--losses", "plot": "--plot", **ENGINE_FLAGS}
+         "delays": "--delays", "losses": "--losses", "plot": "--plot", "trace": "--trace",
+         "trace_format": "--trace-format", "trace_params": "--trace-param", **ENGINE_FLAGS}
 
 
 def flagged(error: InputError) -> str:
@@ -42,9 +44,29 @@ def add_source(p) -> None:
     """``--workload NAME`` or ``--trace FILE`` (exactly one), and repeatable ``--param``."""
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--workload", metavar="NAME", help="a registered workload")
-    src.add_argument("--trace", metavar="FILE", help="a trace .npz file (docs/model.md §6)")
+    src.add_argument("--trace", metavar="FILE", help="a trace file: semcache's .npz, or "
+                     "libCacheSim's oracleGeneral, CSV or text, optionally .zst")
     p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
                    help="workload parameter (repeatable)")
+    add_trace_format(p)
+
+
+def add_trace_format(p) -> None:
+    """How to read a trace file: ``--trace-format``, ``--trace-param``, ``--ignore-sizes``."""
+    p.add_argument("--trace-format", metavar="|".join(FORMATS),
+                   help="the trace file's format (default: from its name)")
+    p.add_argument("--trace-param", metavar="KEY=VALUE", action="append", default=[],
+                   help="a reader option, libCacheSim's names: obj-id-col, obj-size-col, "
+                        "header, delimiter, obj-id-is-num (repeatable)")
+    p.add_argument("--ignore-sizes", action="store_true",
+                   help="every request size 1 (libCacheSim's --ignore-obj-size)")
+
+
+def trace_options(args) -> dict:
+    """The reading options of ``--trace`` as ``trace_formats.load`` keywords."""
+    return {"trace_format": args.trace_format,
+            "trace_params": pairs("--trace-param", args.trace_param),
+            "ignore_sizes": args.ignore_sizes}
 
 
 def add_model(p, capacity: int = 10) -> None:

@@ -12,7 +12,7 @@ import sys
 
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
-from simulator.trace import save
+from simulator.trace_formats import save
 
 
 def to_json(doc: dict) -> str:

@@ -8,9 +8,10 @@ workload's own ``report`` where it has one.
 
 from __future__ import annotations
 
-from simulator.cli.args import pairs
+from simulator.cli.args import pairs, trace_options
 from simulator.errors import InputError
-from simulator.trace import PagingTrace, load
+from simulator.trace import PagingTrace
+from simulator.trace_formats import load
 
 
 def mode_of(trace) -> str:
@@ -42,9 +43,16 @@ def generate(name: str, given: dict, seed: int):
 
 def source(args):
     """The trace of ``--workload``/``--param`` or ``--trace``, and its record."""
-    if args.trace is not None:
-        if args.param:
-            raise InputError("--param sets workload parameters; it cannot be used with --trace")
-        trace = load(args.trace)
-        return trace, describe(trace, {"trace": args.trace})
-    return generate(args.workload, pairs("--param", args.param), args.seed)
+    reading = trace_options(args)
+    if args.trace is None:
+        if reading["trace_format"] or reading["trace_params"] or reading["ignore_sizes"]:
+            raise InputError("--trace-format, --trace-param and --ignore-sizes say how to read "
+                             "--trace; they cannot be used with --workload")
+        return generate(args.workload, pairs("--param", args.param), args.seed)
+    if args.param:
+        raise InputError("--param sets workload parameters; it cannot be used with --trace")
+    trace = load(args.trace, **reading)
+    record = {"trace": args.trace}
+    if "format" in trace.meta:  # read from one of libCacheSim's formats
+        record.update(format=trace.meta["format"], sized=trace.sized)
+    return trace, describe(trace, record)

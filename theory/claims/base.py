@@ -79,7 +79,7 @@ def save_instance(trace, out_dir: str, name: str, model: dict,
     ``policy``, optional ``policy_params``); the commands repeat them.  ``with_opt``
     adds the ``semcache opt`` command, for claims that compare with OPT.
     """
-    from simulator.trace import save
+    from simulator.trace_formats import save
 
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{name}.npz")

@@ -1,0 +1,46 @@
+"""libCacheSim's ``oracleGeneral`` binary trace: packed little-endian 24-byte records,
+no header: ``uint32 timestamp, uint64 obj_id, uint32 obj_size, int64 next_access_vtime``.
+
+Only the object id and size are read (the engine finds the next use itself).  A file whose
+length is not a whole number of records ends mid-record: that is an error naming the
+record.
+
+>>> import numpy as np, tempfile, os
+>>> path = os.path.join(tempfile.mkdtemp(), "t.oracleGeneral")
+>>> records = np.zeros(3, RECORD)
+>>> records["id"], records["size"] = [7, 8, 7], [512, 4096, 512]
+>>> records.tofile(path)
+>>> with open(path, "rb") as f:
+...     [(ids.tolist(), sizes.tolist()) for ids, sizes in chunks(f, path, {})]
+[([7, 8, 7], [512, 4096, 512])]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.errors import InputError
+from simulator.trace_formats.streams import read_exactly
+
+RECORD = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"), ("next", "<i8")])
+PARAMS: dict = {}  # the format has no options
+EXTENSIONS = (".oracleGeneral", ".oracleGeneral.bin")
+
+
+def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
+    """``(ids uint64, sizes int64)`` for successive runs of at most ``chunk_requests``
+    records."""
+    done = 0
+    while True:
+        data = read_exactly(stream, chunk_requests * RECORD.itemsize)
+        whole = len(data) // RECORD.itemsize
+        if whole:
+            records = np.frombuffer(data, RECORD, count=whole)
+            yield records["id"].copy(), records["size"].astype(np.int64)
+        if len(data) % RECORD.itemsize:
+            raise InputError(f"trace file '{path}': record {done + whole} is truncated "
+                             f"({len(data) % RECORD.itemsize} of {RECORD.itemsize} bytes); "
+                             "the file ends mid-record (was it cut short?)")
+        done += whole
+        if len(data) < chunk_requests * RECORD.itemsize:
+            return

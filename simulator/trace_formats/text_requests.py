@@ -1,0 +1,54 @@
+"""Plain-text request traces (libCacheSim's ``txt``): one object id per line, no sizes.
+
+``obj-id-is-num`` (default true): ids are non-negative integers (decimal or ``0x`` hex);
+false: each distinct line is one object.  Empty lines are skipped, as libCacheSim does; a
+line that is not an integer is an error naming it.
+
+>>> import io
+>>> [(i.tolist(), s.tolist()) for i, s in chunks(io.BytesIO(b"5\\n6\\n\\n5\\n"), "t.txt",
+...                                              {"obj-id-is-num": True})]
+[([5, 6, 5], [1, 1, 1])]
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from simulator.errors import InputError
+
+PARAMS = {"obj-id-is-num": True}
+EXTENSIONS = (".txt",)
+
+
+def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
+    """``(ids uint64, sizes int64)`` for successive runs of at most ``chunk_requests`` lines."""
+    numeric, names, ids = bool(params["obj-id-is-num"]), {}, []
+    for line_no, line in enumerate(io.TextIOWrapper(stream, encoding="utf-8",
+                                                    errors="replace"), 1):
+        text = line.strip()
+        if not text:
+            continue
+        if numeric:
+            try:
+                ids.append(int(text, 16) if text[:2].lower() == "0x" else int(text, 10))
+            except ValueError:
+                raise InputError(f"trace file '{path}', line {line_no}: object id {text!r} is "
+                                 "not an integer; set obj-id-is-num=false for text "
+                                 "ids") from None
+        else:
+            ids.append(names.setdefault(text, len(names)))
+        if len(ids) == chunk_requests:
+            yield _arrays(ids, path)
+            ids = []
+    if ids:
+        yield _arrays(ids, path)
+
+
+def _arrays(ids: list, path: str) -> tuple:
+    try:
+        return np.array(ids, np.uint64), np.ones(len(ids), np.int64)
+    except OverflowError:
+        raise InputError(f"trace file '{path}': an object id is negative or beyond 64 "
+                         "bits") from None
