@@ -44,24 +44,35 @@ HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "o
 # The phases of one step, as bits of the ``phases`` argument of the step function.
 RETRIEVE, FEEDBACK, ARRIVE = 1, 2, 4
 WHOLE = RETRIEVE | FEEDBACK | ARRIVE
-# What the ``counts`` array of a run holds: the cache size, the capacity, the height of the
-# free-slot stack, and the high-water mark (slots at or above it were never used, so
-# retrieval scans below it only).  A paging run keeps its tallies in place of the last.
+# What the ``counts`` array of a run holds: the number of cached items, the count limit,
+# the height of the free-slot stack, and the high-water mark (slots at or above it were
+# never used, so retrieval scans below it only).  A paging run keeps its tallies in place
+# of the last.  Then the sizes (docs/model.md §1.8): the total size cached, the budget, the
+# largest total held, the arrivals too large to admit, the sizes requested and hit (paging),
+# the evictions logged so far (semantic) and the size of the item arriving now.
 SIZE, CAPACITY, FREE, HIGH_WATER = range(4)
 HITS, ADMISSIONS, EVICTIONS = 3, 4, 5
+OCCUPIED, BUDGET, MAX_OCCUPANCY, TOO_LARGE, REQUESTED_SIZE, HIT_SIZE, LOGGED, ARRIVING = \
+    range(6, 14)
+COUNTS = 14
+# Whether a copy of the step functions tracks sizes and a budget: a constant of each copy
+# (steps_for), so the unit-size copies compile without any of it.
+_SIZED = False
 
 
-def _remove(s, t, state, slot_key, key_slot, counts):
+def _remove(s, t, state, slot_key, key_slot, counts, slot_size):
     """Shared by eviction and deletion: empty slot ``s`` and tell the policy.
 
-    The caller either refills the slot at once (an eviction for an admission: the same
-    slot a LIFO free stack would hand out next) or pushes it on the free stack.
+    The caller either refills the slot at once (the last eviction for an admission: the
+    same slot a LIFO free stack would hand out next) or pushes it on the free stack.
     """
     key = slot_key[s]
     _on_evict(state, s, key, t)  # noqa: F821  (bound per policy by steps_for)
     key_slot[key] = -1
     slot_key[s] = -1
     counts[SIZE] -= 1
+    if _SIZED:
+        counts[OCCUPIED] -= slot_size[s]
     return key
 
 
@@ -90,6 +101,7 @@ def _steps(run, t0, t1, phases):
     r_slot, r_sim = run.r_slot, run.r_sim
     out_loss, out_hit, out_prec, out_qual = run.loss, run.hit, run.precision, run.quality
     out_adm, out_evi, out_del, out_size = run.admitted, run.evicted, run.deleted, run.size
+    sizes, slot_size, evict_log = run.item_sizes, run.slot_size, run.evict_log
     n_slots = slot_key.shape[0]
     cache = (slot_key, slot_vec, slot_adm, counts)
     end = t0  # the current block is steps end-BLOCK .. end-1
@@ -123,19 +135,35 @@ def _steps(run, t0, t1, phases):
             _on_feedback(state, t, out_loss[t], out_qual[t])  # noqa: F821
         if phases & ARRIVE:  # step 5: item e_t arrives and the policy decides
             key = keys[t]
+            size = 1
+            if _SIZED:
+                size = sizes[t]
+                counts[ARRIVING] = size  # a unit-size run keeps it 1 from the start
             out_adm[t] = -1
             out_evi[t] = -1
             out_del[t] = -1
             if key_slot[key] >= 0:
                 _on_rearrival(state, key_slot[key], t)  # noqa: F821
+            elif _SIZED and size > counts[BUDGET]:
+                counts[TOO_LARGE] += 1  # never admitted, so the policy is not asked
             elif _admit(state, t, key, items[t], cache):  # noqa: F821
-                if counts[SIZE] >= counts[CAPACITY]:
-                    v = _victim(state, t, key, items[t], cache)  # noqa: F821
-                    if v < 0 or v >= n_slots or slot_key[v] < 0:
+                s = -1  # evict until it fits: one victim, or several when sizes differ
+                while counts[SIZE] >= counts[CAPACITY] or (
+                        _SIZED and counts[OCCUPIED] + size > counts[BUDGET]):
+                    if s >= 0:  # an earlier victim's slot goes back on the free stack
+                        free[counts[FREE]] = s
+                        counts[FREE] += 1
+                    s = _victim(state, t, key, items[t], cache)  # noqa: F821
+                    if s < 0 or s >= n_slots or slot_key[s] < 0:
                         raise RuntimeError("policy chose a victim slot that is not occupied")
-                    out_evi[t] = _remove(v, t, state, slot_key, key_slot, counts)
-                    s = v
-                else:
+                    gone = _remove(s, t, state, slot_key, key_slot, counts, slot_size)
+                    if out_evi[t] < 0:
+                        out_evi[t] = gone
+                    if _SIZED:
+                        evict_log[counts[LOGGED], 0] = t
+                        evict_log[counts[LOGGED], 1] = gone
+                        counts[LOGGED] += 1
+                if s < 0:
                     counts[FREE] -= 1
                     s = free[counts[FREE]]
                 if s >= counts[HIGH_WATER]:
@@ -146,13 +174,17 @@ def _steps(run, t0, t1, phases):
                 slot_topic[s] = itopic[t]
                 key_slot[key] = s
                 counts[SIZE] += 1
+                if _SIZED:
+                    slot_size[s] = size
+                    counts[OCCUPIED] += size
+                    counts[MAX_OCCUPANCY] = max(counts[MAX_OCCUPANCY], counts[OCCUPIED])
                 out_adm[t] = key
                 _on_insert(state, s, key, t)  # noqa: F821
             dl = _delete(state, t, cache)  # noqa: F821
             if dl >= 0:
                 if dl >= n_slots or slot_key[dl] < 0:
                     raise RuntimeError("policy chose to delete a slot that is not occupied")
-                out_del[t] = _remove(dl, t, state, slot_key, key_slot, counts)
+                out_del[t] = _remove(dl, t, state, slot_key, key_slot, counts, slot_size)
                 free[counts[FREE]] = dl
                 counts[FREE] += 1
             out_size[t] = counts[SIZE]
@@ -162,11 +194,12 @@ def _paging_steps(run, t0, t1, phases):
     """Paging-mode phases of requests ``t0 .. t1-1`` (docs/model.md §1.7) of a
     :class:`~simulator.live_run.LiveRun`'s compiled arrays: :func:`_paging_kernel`."""
     _paging_kernel(t0, t1, phases, run.requests, run.slot_key, run.slot_vec,  # noqa: F821
-                   run.slot_adm, run.key_slot, run.free, run.counts, run.state, run.hit)
+                   run.slot_adm, run.key_slot, run.free, run.counts, run.state, run.hit,
+                   run.request_sizes, run.slot_size)
 
 
 def _paging_kernel(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_slot, free,
-                   counts, state, out_hit):
+                   counts, state, out_hit, sizes, slot_size):
     """RETRIEVE: the request is a hit iff its object is cached (``on_hit``); FEEDBACK: loss 1
     on a miss, 0 on a hit; ARRIVE: on a miss the object arrives and the policy decides.
 
@@ -181,12 +214,19 @@ def _paging_kernel(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_s
     capacity = counts[CAPACITY]
     for t in range(t0, t1):
         key = requests[at(t)]
+        size = 1
+        if _SIZED:
+            size = sizes[at(t)]
         if phases & RETRIEVE:
             s = key_slot[at(key)]
             hit = s >= 0
             out_hit[at(t)] = hit
+            if _SIZED:
+                counts[REQUESTED_SIZE] += size
             if hit:
                 counts[HITS] += 1
+                if _SIZED:
+                    counts[HIT_SIZE] += size
                 _on_hit(state, s, t, True)  # noqa: F821
         else:
             hit = out_hit[at(t)] != 0
@@ -200,9 +240,14 @@ def _paging_kernel(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_s
         if not (phases & RETRIEVE) and key_slot[key] >= 0:
             _on_rearrival(state, key_slot[key], t)  # noqa: F821
             continue
+        if _SIZED:
+            if size > counts[BUDGET]:
+                counts[TOO_LARGE] += 1  # never admitted, so the policy is not asked
+                continue
+            counts[ARRIVING] = size
         if not _admit(state, t, key, x, cache):  # noqa: F821
             continue
-        if counts[SIZE] >= capacity:
+        if not _SIZED and counts[SIZE] >= capacity:
             v = _victim(state, t, key, x, cache)  # noqa: F821
             if v < 0 or v >= capacity or slot_key[v] < 0:
                 raise RuntimeError("policy chose a victim slot that is not occupied")
@@ -212,10 +257,28 @@ def _paging_kernel(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_s
             key_slot[at(old)] = -1
             counts[EVICTIONS] += 1
             s = v
-        else:
+        elif not _SIZED:
             counts[FREE] -= 1
             s = free[counts[FREE]]
             counts[SIZE] += 1
+        else:  # evict until it fits, then fill the last victim's slot or a free one
+            s = -1
+            while counts[SIZE] >= capacity or counts[OCCUPIED] + size > counts[BUDGET]:
+                if s >= 0:
+                    free[counts[FREE]] = s
+                    counts[FREE] += 1
+                s = _victim(state, t, key, x, cache)  # noqa: F821
+                if s < 0 or s >= capacity or slot_key[s] < 0:
+                    raise RuntimeError("policy chose a victim slot that is not occupied")
+                _remove(s, t, state, slot_key, key_slot, counts, slot_size)  # noqa: F821
+                counts[EVICTIONS] += 1
+            if s < 0:
+                counts[FREE] -= 1
+                s = free[counts[FREE]]
+            counts[SIZE] += 1
+            slot_size[s] = size
+            counts[OCCUPIED] += size
+            counts[MAX_OCCUPANCY] = max(counts[MAX_OCCUPANCY], counts[OCCUPIED])
         slot_key[at(s)] = key
         slot_adm[at(s)] = t
         key_slot[at(key)] = s
@@ -243,8 +306,9 @@ def _own_paging(requests, n_keys, capacity, state, out_hit):
 _INNER = (_remove, _paging_kernel)
 
 
-def _compile(policy) -> dict:
-    """The engine functions with ``policy``'s hooks bound, under salted names (built once).
+def _compile(policy, sized: bool = False) -> dict:
+    """The engine functions with ``policy``'s hooks bound, under salted names (built once
+    per policy and ``sized``, the copies' ``_SIZED``).
 
     ``_remove`` and ``_paging_kernel`` are not disk-cached: they are never called from
     Python, and the cached functions that call them carry their code.  Nothing is, for a
@@ -254,13 +318,13 @@ def _compile(policy) -> dict:
     # hooks (a notebook cell run twice) gets new loops; _KERNELS keeps the hooks alive
     own = policy.paging_loop is not None
     hooks = HOOKS + (("paging_loop",) if own else ())
-    key = (policy.name, *(id(getattr(policy, hook)) for hook in hooks))
+    key = (policy.name, sized, *(id(getattr(policy, hook)) for hook in hooks))
     if key not in _KERNELS:
         cached = kernel_cache.disk_cached(policy, hooks)
-        env = dict(globals())
+        env = dict(globals(), _SIZED=sized)
         for hook in hooks:
             env["_" + hook] = getattr(policy, hook)
-        suffix = kernel_cache.suffix(policy, hooks)
+        suffix = kernel_cache.suffix(policy, hooks) + ("_sized" if sized else "")
         for body in (_remove, _steps, _paging_kernel, _paging_steps, _whole, _paging_whole,
                      *((_own_paging,) if own else ())):
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
@@ -271,20 +335,20 @@ def _compile(policy) -> dict:
     return _KERNELS[key]
 
 
-def steps_for(policy, mode: str = "semantic"):
+def steps_for(policy, mode: str = "semantic", sized: bool = False):
     """``policy``'s compiled step function: ``fn(run, t0, t1, phases)``.
 
     ``run`` is a :class:`~simulator.live_run.LiveRun`'s compiled arrays (``mode``
     ``"semantic"`` or ``"paging"``); :meth:`LiveRun.step <simulator.live_run.LiveRun.step>`
-    calls it.
+    calls it.  ``sized``: the copy that tracks sizes and a budget (docs/model.md §1.8).
     """
-    return _compile(policy)["_steps" if mode == "semantic" else "_paging_steps"]
+    return _compile(policy, sized)["_steps" if mode == "semantic" else "_paging_steps"]
 
 
-def whole_run_for(policy, mode: str = "semantic"):
+def whole_run_for(policy, mode: str = "semantic", sized: bool = False):
     """``policy``'s compiled whole-run function: ``fn(run)`` runs every step, whole (what
     :meth:`LiveRun.run_all <simulator.live_run.LiveRun.run_all>` calls)."""
-    return _compile(policy)["_whole" if mode == "semantic" else "_paging_whole"]
+    return _compile(policy, sized)["_whole" if mode == "semantic" else "_paging_whole"]
 
 
 def own_paging_loop(policy):
@@ -293,10 +357,10 @@ def own_paging_loop(policy):
     return _compile(policy).get("_own_paging") if policy.paging_loop is not None else None
 
 
-def loaded_from_disk(policy, mode: str) -> bool:
+def loaded_from_disk(policy, mode: str, sized: bool = False) -> bool:
     """Whether the compiled functions this process ran for ``policy`` in ``mode`` came from
     numba's on-disk cache rather than a compilation here."""
-    loops = [steps_for(policy, mode), whole_run_for(policy, mode)]
-    if mode == "paging" and policy.paging_loop is not None:
+    loops = [steps_for(policy, mode, sized), whole_run_for(policy, mode, sized)]
+    if mode == "paging" and policy.paging_loop is not None and not sized:
         loops.append(own_paging_loop(policy))
     return any(sum(loop.stats.cache_hits.values()) > 0 for loop in loops)

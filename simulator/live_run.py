@@ -33,8 +33,9 @@ from numba.experimental import structref
 
 from simulator import engine_fast, policies
 from simulator.config import njit
-from simulator.engine_fast import (ADMISSIONS, CAPACITY, EVICTIONS, FREE, HIGH_WATER, HITS,
-                                   RETRIEVE, SIZE, WHOLE)
+from simulator.engine_fast import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS,
+                                   FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY,
+                                   REQUESTED_SIZE, RETRIEVE, SIZE, TOO_LARGE, WHOLE)
 from simulator.errors import InputError
 from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.policies.base import Context
@@ -43,12 +44,14 @@ from simulator.trace import PagingBuffer, PagingTrace, Trace, TraceBuffer
 # The per-step outputs of a semantic run, in RunResult's names.
 OUTPUTS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
 _TRACE = ("queries", "items", "query_topics", "item_topics", "weights", "item_keys",
-          "evidence_indptr", "evidence_indices", "has_evidence")
+          "evidence_indptr", "evidence_indices", "has_evidence", "item_sizes")
 _CACHE = ("slot_key", "slot_vec", "slot_adm", "slot_topic", "key_slot", "free", "counts",
-          "sims", "cross", "r_slot", "r_sim")
-SEMANTIC_FIELDS = _TRACE + ("k", "qcode") + _CACHE + ("state",) + OUTPUTS
+          "sims", "cross", "r_slot", "r_sim", "slot_size")
+SEMANTIC_FIELDS = _TRACE + ("k", "qcode") + _CACHE + ("state",) + OUTPUTS + ("evict_log",)
 PAGING_FIELDS = ("requests", "slot_key", "slot_vec", "slot_adm", "key_slot", "free", "counts",
-                 "state", "hit")
+                 "state", "hit", "request_sizes", "slot_size")
+NO_BUDGET = 1 << 62  # the budget of a run without one: never reached
+DEFAULT_CAPACITY = 10  # K when neither a capacity nor a budget is given
 
 
 class _Fields(nbtypes.StructRef):
@@ -92,10 +95,36 @@ def _paging_arrays(*arrays):
     return PagingArrays(*arrays)
 
 
+_SUFFIXES = {"": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+
+
+def budget_value(budget) -> int | None:
+    """A budget (docs/model.md §1.8) as an integer in the trace's size unit: an integer
+    >= 1, or text with a binary suffix; None stays None.
+
+    >>> budget_value("128MiB"), budget_value("1gib"), budget_value(4096), budget_value(None)
+    (134217728, 1073741824, 4096, None)
+    """
+    if budget is None:
+        return None
+    if isinstance(budget, str):
+        text = budget.strip().lower().replace(" ", "")
+        number = text.rstrip("kmgtib")
+        unit = text[len(number):]
+        if unit not in _SUFFIXES or not number.isdigit():
+            raise InputError(f"budget must be an integer >= 1, optionally with a binary suffix "
+                             f"(KiB, MiB, GiB, TiB), got {budget!r}", "budget")
+        budget = int(number) * _SUFFIXES[unit]
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise InputError(f"budget must be an integer >= 1, got {budget!r}", "budget")
+    return int(budget)
+
+
 def check_options(capacity, top_k, switch_cost, quality) -> None:
     """Validate the model options K, k, λ and the quality measure (docs/model.md §1); a bad one
-    raises InputError naming it."""
-    if isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer)) or capacity < 1:
+    raises InputError naming it.  ``capacity`` may be None (no count limit: a budget's run)."""
+    if capacity is not None and (isinstance(capacity, bool)
+                                 or not isinstance(capacity, (int, np.integer)) or capacity < 1):
         raise InputError(f"capacity must be an integer >= 1, got {capacity!r}", "capacity")
     if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
         raise InputError(f"top_k must be an integer >= 1, got {top_k!r}", "top_k")
@@ -106,6 +135,10 @@ def check_options(capacity, top_k, switch_cost, quality) -> None:
     if quality not in QUALITY_CODES:
         raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
                          "quality")
+
+
+def _sized(trace) -> bool:
+    return bool(getattr(trace, "sized", False))
 
 
 def _mode_of(trace) -> str:
@@ -127,7 +160,12 @@ class LiveRun:
     policy : str or Policy
         A registry name or a :class:`~simulator.policies.base.Policy`.
     capacity, top_k, quality, switch_cost
-        The model options K, k, quality measure and λ (docs/model.md §1; paging uses ``capacity``).
+        The model options K, k, quality measure and λ (docs/model.md §1; paging uses
+        ``capacity``).  ``capacity`` None: 10, unless a budget is given (then no count
+        limit).
+    budget : int or str, optional
+        The total size the cache may hold (docs/model.md §1.8), in the trace's size unit,
+        or text such as ``"128MiB"``.
     seed : int
         The only source of the policy's randomness.
     params : dict, optional
@@ -150,9 +188,12 @@ class LiveRun:
         ``quality``, ``seed``, ``params`` and ``mode``.
     """
 
-    def __init__(self, trace, policy, *, capacity=10, top_k=3, quality="hit",
-                 switch_cost=0.0, seed=0, params=None, before_retrieve=None):
+    def __init__(self, trace, policy, *, capacity=None, top_k=3, quality="hit",
+                 switch_cost=0.0, seed=0, params=None, before_retrieve=None, budget=None):
         check_options(capacity, top_k, switch_cost, quality)
+        budget = budget_value(budget)
+        if capacity is None and budget is None:
+            capacity = DEFAULT_CAPACITY
         pol = policies.get(policy) if isinstance(policy, str) else policy
         prm = pol.resolve_params(params)
         self.mode = _mode_of(trace)
@@ -162,15 +203,23 @@ class LiveRun:
         self.trace, self.policy, self.before_retrieve = trace, pol, before_retrieve
         self.steps = trace.steps
         n_keys = max(trace.n_keys, 1)
-        self.capacity = n_keys if pol.unbounded else int(capacity)
-        self.config = dict(policy=pol.name, capacity=None if pol.unbounded else int(capacity),
+        if pol.unbounded:  # no limit applies
+            capacity = budget = None
+        # the count limit the policy plans with: K, or (a budget's run) the most items the
+        # budget can hold, since every size is at least 1; slots never exceed the items
+        self.capacity = n_keys if pol.unbounded else int(capacity or budget)
+        self.slots = min(self.capacity, n_keys)
+        self.budget = budget
+        self.sized = budget is not None or _sized(trace)
+        self.config = dict(policy=pol.name, capacity=None if capacity is None else int(capacity),
                            top_k=int(top_k), switch_cost=float(switch_cost), quality=quality,
-                           seed=int(seed), params=prm, mode=self.mode)
+                           seed=int(seed), params=prm, mode=self.mode, budget=budget)
         # only an offline policy (Belady) may read the future
         self._context = Context(self.capacity, n_keys, getattr(trace, "dim", 0), prm,
                                 int(seed), float(switch_cost),
-                                trace if pol.traits_of(prm).offline else None)
-        self._step = engine_fast.steps_for(pol, self.mode)
+                                trace if pol.traits_of(prm).offline else None, self.slots,
+                                budget)
+        self._step = engine_fast.steps_for(pol, self.mode, self.sized)
         self._own_loop_ran = False
         self.state = pol.init(self._context)
         if self.mode == "paging":
@@ -178,10 +227,16 @@ class LiveRun:
         else:
             self._semantic_arrays(self.state, int(top_k), QUALITY_CODES[quality])
 
+    def _counts_for(self, n_slots):
+        counts = np.zeros(COUNTS, np.int64)
+        counts[CAPACITY], counts[FREE] = self.capacity, n_slots
+        counts[BUDGET] = NO_BUDGET if self.budget is None else self.budget
+        counts[ARRIVING] = 1
+        return counts
+
     def _semantic_arrays(self, state, k, qcode):
-        T, n_slots, tr = self.steps, min(self.capacity, self.trace.n_keys), self.trace
-        self._counts = np.zeros(4, np.int64)
-        self._counts[CAPACITY], self._counts[FREE] = self.capacity, n_slots
+        T, n_slots, tr = self.steps, self.slots, self.trace
+        self._counts = self._counts_for(n_slots)
         self._slot_key = np.full(n_slots, -1, np.int64)
         self._slot_vec = np.zeros((tr.dim, n_slots), np.float32)  # column s: slot s
         self._slot_adm = np.zeros(n_slots, np.int64)
@@ -189,27 +244,30 @@ class LiveRun:
                  np.full(tr.n_keys, -1, np.int64), np.arange(n_slots - 1, -1, -1, dtype=np.int64),
                  self._counts, np.empty((BLOCK, n_slots), np.float32),
                  np.empty((BLOCK, BLOCK), np.float32), np.empty(k, np.int64),
-                 np.empty(k, np.float64))
+                 np.empty(k, np.float64), np.zeros(n_slots, np.int64))
         self.loss, self.hit = np.zeros(T), np.zeros(T, np.int8)
         self.precision, self.quality = np.zeros(T), np.zeros(T)
         self.admitted, self.evicted = np.zeros(T, np.int64), np.zeros(T, np.int64)
         self.deleted, self.size = np.zeros(T, np.int64), np.zeros(T, np.int64)
+        # every eviction of a sized run as (step, key): a step may evict several
+        self.evict_log = np.zeros((T if self.sized else 0, 2), np.int64)
         self.arrays = _semantic_arrays(*(getattr(tr, name) for name in _TRACE), k, qcode,
-                                       *cache, state, *(getattr(self, n) for n in OUTPUTS))
+                                       *cache, state, *(getattr(self, n) for n in OUTPUTS),
+                                       self.evict_log)
 
     def _paging_arrays(self, state):
-        capacity, n_keys = self.capacity, max(self.trace.n_keys, 1)
-        self._counts = np.zeros(6, np.int64)
-        self._counts[CAPACITY], self._counts[FREE] = capacity, capacity
-        self._slot_key = np.full(capacity, -1, np.int64)
+        n_slots, n_keys = self.slots, max(self.trace.n_keys, 1)
+        self._counts = self._counts_for(n_slots)
+        self._slot_key = np.full(n_slots, -1, np.int64)
         self.hit = np.zeros(self.steps, np.int8)
         # key_slot is int32: half the bytes, so more of it stays in the CPU's cache
         self.arrays = _paging_arrays(self.trace.requests, self._slot_key,
-                                     np.zeros((0, capacity), np.float32),
-                                     np.zeros(capacity, np.int64),
+                                     np.zeros((0, n_slots), np.float32),
+                                     np.zeros(n_slots, np.int64),
                                      np.full(n_keys, -1, np.int32),
-                                     np.arange(capacity - 1, -1, -1, dtype=np.int64),
-                                     self._counts, state, self.hit)
+                                     np.arange(n_slots - 1, -1, -1, dtype=np.int64),
+                                     self._counts, state, self.hit,
+                                     self.trace.request_sizes, np.zeros(n_slots, np.int64))
 
     # ------------------------------------------------------------------ advancing
 
@@ -239,9 +297,10 @@ class LiveRun:
         which keeps its cache to itself: the outputs and tallies are set, the cache views
         (:meth:`cached_keys`) are not, and the run takes no further steps.
         """
-        loop = engine_fast.own_paging_loop(self.policy) if self.mode == "paging" else None
+        loop = (engine_fast.own_paging_loop(self.policy)
+                if self.mode == "paging" and not self.sized else None)
         if loop is None and self.before_retrieve is None:
-            whole = engine_fast.whole_run_for(self.policy, self.mode)
+            whole = engine_fast.whole_run_for(self.policy, self.mode, self.sized)
             whole.compile((numba.typeof(self.arrays),))  # outside the timing
             t0 = time.perf_counter()
             whole(self.arrays)
@@ -302,7 +361,24 @@ class LiveRun:
         return int(self._counts[EVICTIONS])
 
     def outputs(self) -> dict:
-        """The per-step arrays and counters of a :class:`~simulator.runner.RunResult`."""
+        """The per-step arrays and counters of a :class:`~simulator.runner.RunResult`.
+
+        A unit-size run tracks no sizes in its loop; its size tallies follow from the
+        counts (each item has size 1).
+        """
+        c = self._counts
         if self.mode == "paging":
-            return dict(hit=self.hit, admissions=self.admissions, evictions=self.evictions)
-        return {name: getattr(self, name) for name in OUTPUTS} | {"scored": self.trace.scored}
+            out = dict(hit=self.hit, admissions=self.admissions, evictions=self.evictions)
+            if self.sized:
+                return out | dict(max_occupancy=int(c[MAX_OCCUPANCY]),
+                                  too_large=int(c[TOO_LARGE]),
+                                  requested_size=int(c[REQUESTED_SIZE]),
+                                  hit_size=int(c[HIT_SIZE]))
+            # paging never deletes: the cache only grows to its final size
+            return out | dict(max_occupancy=self.admissions - self.evictions, too_large=0,
+                              requested_size=self.steps, hit_size=self.hits)
+        out = {name: getattr(self, name) for name in OUTPUTS} | {"scored": self.trace.scored}
+        if self.sized:
+            return out | dict(max_occupancy=int(c[MAX_OCCUPANCY]), too_large=int(c[TOO_LARGE]),
+                              evict_log=self.evict_log[:c[LOGGED]])
+        return out | dict(max_occupancy=int(self.size.max()) if self.steps else 0, too_large=0)

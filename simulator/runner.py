@@ -36,11 +36,15 @@ class RunResult:
     """Counters and per-step records of one run.
 
     Per-step arrays (semantic mode): ``loss``, ``hit``, ``precision``, ``quality``;
-    ``admitted``/``evicted``/``deleted`` hold the item key (or -1) and ``size`` the cache
-    size after step t.  Paging mode fills ``hit`` and the ``admissions``/``evictions``
-    counters only (a 10⁷-request run keeps one byte per request).  ``feedback`` (SimPy
-    engine only) counts the steps whose feedback was ``delivered``, ``lost``, or
-    ``pending`` (due after the run ended).
+    ``admitted``/``evicted``/``deleted`` hold the item key (or -1; ``evicted`` the first
+    one a step evicted) and ``size`` the number of cached items after step t; a sized run
+    also keeps ``evict_log``, every eviction as a row (step, key), since a step may evict
+    several.  Paging mode fills ``hit`` and the ``admissions``/``evictions`` counters only
+    (a 10⁷-request run keeps one byte per request).  ``max_occupancy`` is the largest total
+    size held, ``too_large`` the arrivals never admitted because larger than the budget,
+    ``requested_size`` and ``hit_size`` (paging) the sizes requested and served from the
+    cache.  ``feedback`` (SimPy engine only) counts the steps whose feedback was
+    ``delivered``, ``lost``, or ``pending`` (due after the run ended).
     """
 
     config: dict
@@ -56,6 +60,11 @@ class RunResult:
     scored: np.ndarray | None = None
     admissions: int = 0
     evictions: int = 0
+    max_occupancy: int = 0
+    too_large: int = 0
+    requested_size: int = 0
+    hit_size: int = 0
+    evict_log: np.ndarray | None = None
     feedback: dict | None = None
 
     def summary(self) -> dict:
@@ -73,10 +82,11 @@ class RunResult:
         ``engine`` and ``elapsed_s``.
         """
         c = self.config
-        out = dict(policy=c["policy"], capacity=c["capacity"], top_k=c["top_k"],
-                   switch_cost=c["switch_cost"], quality=c["quality"], seed=c["seed"],
-                   params=c["params"], engine=c["engine"], mode=c["mode"],
+        out = dict(policy=c["policy"], capacity=c["capacity"], budget=c["budget"],
+                   top_k=c["top_k"], switch_cost=c["switch_cost"], quality=c["quality"],
+                   seed=c["seed"], params=c["params"], engine=c["engine"], mode=c["mode"],
                    steps=int(self.hit.shape[0]))
+        sizes = dict(max_occupancy=self.max_occupancy, too_large=self.too_large)
         if c["mode"] == "paging":
             # every request is scored; quality is the hit, a miss costs 1
             hits = int(self.hit.sum())
@@ -84,14 +94,18 @@ class RunResult:
             mods = self.admissions  # a paging step changes S only by admitting
             out.update(scored_steps=n, hits=hits, hit_rate=hits / n, mean_precision=hits / n,
                        mean_quality=hits / n, miss_cost=float(n - hits), modifications=mods,
-                       admissions=mods, evictions=self.evictions,
+                       admissions=mods, evictions=self.evictions, **sizes,
+                       requested_size=self.requested_size, hit_size=self.hit_size,
+                       size_hit_rate=self.hit_size / self.requested_size,
                        cost=float(n - hits) + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
             return self._with_engine_options(out)
         sc = self.scored
         n = int(sc.sum())
         changed = (self.admitted >= 0) | (self.evicted >= 0) | (self.deleted >= 0)
         mods = int(changed.sum())
-        evictions = int((self.evicted >= 0).sum() + (self.deleted >= 0).sum())
+        evicted = (len(self.evict_log) if self.evict_log is not None
+                   else int((self.evicted >= 0).sum()))
+        evictions = evicted + int((self.deleted >= 0).sum())
         hits = int(self.hit[sc].sum())
         miss_cost = float(math.fsum(self.loss[sc].tolist()))
         out.update(
@@ -99,7 +113,7 @@ class RunResult:
             mean_precision=float(math.fsum(self.precision[sc].tolist()) / n) if n else 0.0,
             mean_quality=float(math.fsum(self.quality[sc].tolist()) / n) if n else 0.0,
             miss_cost=miss_cost, modifications=mods,
-            admissions=int((self.admitted >= 0).sum()), evictions=evictions,
+            admissions=int((self.admitted >= 0).sum()), evictions=evictions, **sizes,
             cost=miss_cost + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
         return self._with_engine_options(out)
 
@@ -125,9 +139,10 @@ def check_engine(engine: str, engine_options: dict | None) -> dict:
     return options
 
 
-def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: float = 0.0,
-        quality: str = "hit", seed: int = 0, params: dict | None = None,
-        engine: str = "fast", engine_options: dict | None = None) -> RunResult:
+def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
+        switch_cost: float = 0.0, quality: str = "hit", seed: int = 0,
+        params: dict | None = None, engine: str = "fast", engine_options: dict | None = None,
+        budget=None) -> RunResult:
     """Run ``policy`` on ``trace`` (a :class:`Trace` or :class:`PagingTrace`).
 
     Parameters
@@ -137,7 +152,7 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
         A registry name (``simulator.policies.REGISTRY``).
     capacity, top_k, switch_cost, quality
         The model options K, k, λ and the quality measure of docs/model.md §1 (paging mode uses
-        ``capacity`` only).
+        ``capacity`` only).  ``capacity`` None: 10, or no count limit when a budget is given.
     seed : int
         The only source of the policy's randomness.
     params : dict, optional
@@ -148,6 +163,9 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
         SimPy engine options (:data:`simulator.engine_simpy.OPTIONS`): ``latency``,
         ``feedback_delay`` (both ≥ 0, in trace steps), ``feedback_loss`` (a probability)
         and ``sessions`` (≥ 1).  The fast engine accepts only their defaults.
+    budget : int or str, optional
+        The total size the cache may hold (docs/model.md §1.8): an integer in the trace's
+        size unit, or text with a binary suffix (``"128MiB"``).
     """
     check_options(capacity, top_k, switch_cost, quality)
     options = check_engine(engine, engine_options)
@@ -155,7 +173,7 @@ def run(trace, policy: str, capacity: int = 10, top_k: int = 3, switch_cost: flo
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
     live = LiveRun(trace, pol, capacity=capacity, top_k=top_k, quality=quality,
-                   switch_cost=switch_cost, seed=seed, params=params)
+                   switch_cost=switch_cost, seed=seed, params=params, budget=budget)
     config = dict(live.config, policy=policy, engine=engine,
                   engine_options=options if engine == "simpy" else None)
     feedback = None

@@ -57,6 +57,11 @@ class _SemanticArrays:
         """Number of distinct items (keys are dense ``0 .. n_keys-1``)."""
         return int(self.item_keys.max()) + 1 if self.steps else 0
 
+    @property
+    def sized(self) -> bool:
+        """Whether some item's size is not 1."""
+        return bool((self.item_sizes != 1).any())
+
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Trace(_SemanticArrays):
@@ -84,11 +89,6 @@ class Trace(_SemanticArrays):
                   "item_keys": item_keys, "evidence_indptr": evidence_indptr,
                   "evidence_indices": evidence_indices, "item_sizes": item_sizes}
         return validate({k: v for k, v in arrays.items() if v is not None}, meta or {})
-
-    @property
-    def sized(self) -> bool:
-        """Whether some item's size is not 1."""
-        return bool((self.item_sizes != 1).any())
 
     def arrays(self) -> dict:
         """The docs/model.md §6 arrays of this trace (what a trace file holds); sizes only
@@ -195,10 +195,15 @@ class PagingBuffer:
 
     requests: np.ndarray
     n_keys: int
+    sized = False  # unit sizes: an adversary's requests carry none
 
     @property
     def steps(self) -> int:
         return int(self.requests.shape[0])
+
+    @property
+    def request_sizes(self) -> np.ndarray:
+        return np.ones(self.steps, np.int64)
 
 
 def _as_array(name, value, strict_dtype):

@@ -61,12 +61,21 @@ POLICIES.update({"fixed": Fixed, "add_all": AddAll, "strict": Strict, "coarse": 
 
 
 def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", seed=0,
-              params=None) -> dict:
-    """docs/model.md §1 step by step; per-step lists and summary counters of one run."""
+              params=None, budget=None) -> dict:
+    """docs/model.md §1 step by step; per-step lists and summary counters of one run.
+
+    With sizes or a budget (§1.8): an arrival larger than the budget is never offered;
+    an admitted one evicts until the count and the total size fit.  ``evicted_all``
+    lists, per step, every key evicted then.
+    """
     k = top_k
     cls = POLICIES[policy]
     if cls.unbounded:
+        capacity = budget = math.inf
+    if capacity is None:
         capacity = math.inf
+    budget = math.inf if budget is None else budget
+    sizes = trace.item_sizes.tolist()
     pol = cls(Ctx(capacity, dict(params or {}), seed, switch_cost))
     queries = trace.queries.tolist()
     items = trace.items.tolist()
@@ -80,9 +89,11 @@ def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", 
     has_ev = bool(trace.has_evidence)
     T = len(queries)
     out = {name: [] for name in ("loss", "hit", "precision", "quality", "admitted", "evicted",
-                                 "deleted", "size")}
+                                 "deleted", "size", "evicted_all")}
     cache: dict = {}
-    mods = 0
+    held = {}  # key -> size
+    mods = too_large = 0
+    most = 0
     for t in range(T):
         before = set(cache)
         ranked = retrieve(queries[t], cache, k)
@@ -95,28 +106,37 @@ def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", 
         pol.on_retrieve(t, [key for key, _ in ranked], rel)
         pol.on_feedback(t, loss, qual)
         adm = evi = dele = -1
+        all_evicted = []
         key = keys[t]
         if key in cache:
             pol.on_rearrival(t, key)
+        elif sizes[t] > budget:
+            too_large += 1
         elif pol.admit(t, key, items[t], cache):
-            if len(cache) >= capacity:
-                evi = pol.victim(t, key, items[t], cache)
-                assert evi in cache, f"naive {policy} chose a victim {evi} that is not cached"
-                del cache[evi]
-                pol.on_evict(t, evi)
+            while len(cache) >= capacity or sum(held.values()) + sizes[t] > budget:
+                gone = pol.victim(t, key, items[t], cache)
+                assert gone in cache, f"naive {policy} chose a victim {gone} that is not cached"
+                del cache[gone]
+                del held[gone]
+                pol.on_evict(t, gone)
+                all_evicted.append(gone)
+            evi = all_evicted[0] if all_evicted else -1
             cache[key] = Item(key, items[t], itopic[t], t)
+            held[key] = sizes[t]
+            most = max(most, sum(held.values()))
             pol.on_insert(t, key)
             adm = key
         gone = pol.delete(t, cache)
         if gone is not None:
             assert gone in cache
             del cache[gone]
+            del held[gone]
             pol.on_evict(t, gone)
             dele = gone
         mods += set(cache) != before
         for name, v in (("loss", loss), ("hit", hit), ("precision", prec), ("quality", qual),
                         ("admitted", adm), ("evicted", evi), ("deleted", dele),
-                        ("size", len(cache))):
+                        ("size", len(cache)), ("evicted_all", all_evicted)):
             out[name].append(v)
     sc = [t for t in range(T) if scored[t]]
     n = len(sc)
@@ -128,40 +148,59 @@ def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", 
         mean_quality=math.fsum(out["quality"][t] for t in sc) / n if n else 0.0,
         modifications=mods,
         admissions=sum(a >= 0 for a in out["admitted"]),
-        evictions=sum(e >= 0 for e in out["evicted"]) + sum(e >= 0 for e in out["deleted"]),
+        evictions=sum(map(len, out["evicted_all"])) + sum(e >= 0 for e in out["deleted"]),
         miss_cost=miss_cost, cost=miss_cost + switch_cost * mods,
-        miss_cost_all=math.fsum(out["loss"]))
+        miss_cost_all=math.fsum(out["loss"]), max_occupancy=most, too_large=too_large)
     return out
 
 
-def naive_paging_run(requests, policy, capacity, seed=0, params=None) -> dict:
-    """Paging mode: hit iff cached; a miss offers the requested object for admission."""
+def naive_paging_run(requests, policy, capacity, seed=0, params=None, sizes=None,
+                     budget=None) -> dict:
+    """Paging mode: hit iff cached; a miss offers the requested object for admission.
+
+    With sizes or a budget (§1.8): a miss larger than the budget is never offered; an
+    admission takes the size of the request that missed and evicts until it fits.
+    """
     requests = [int(r) for r in requests]
+    sizes = [1] * len(requests) if sizes is None else [int(x) for x in sizes]
+    capacity = math.inf if capacity is None else capacity
+    budget = math.inf if budget is None else budget
     pol = POLICIES[policy](Ctx(capacity, dict(params or {}), seed, 0.0, requests))
     cache: dict = {}
+    held = {}
     hit = []
     admitted = []
     evicted = []
+    hit_size = too_large = 0
     for t, key in enumerate(requests):
         adm = evi = -1
         if key in cache:
             hit.append(1)
+            hit_size += sizes[t]
             pol.on_retrieve(t, [key], [True])
             pol.on_feedback(t, 0.0, 1.0)
         else:
             hit.append(0)
             pol.on_feedback(t, 1.0, 0.0)
-            if pol.admit(t, key, [], cache):
-                if len(cache) >= capacity:
-                    evi = pol.victim(t, key, [], cache)
-                    assert evi in cache
-                    del cache[evi]
-                    pol.on_evict(t, evi)
+            if sizes[t] > budget:
+                too_large += 1
+            elif pol.admit(t, key, [], cache):
+                n = 0
+                while len(cache) >= capacity or sum(held.values()) + sizes[t] > budget:
+                    gone = pol.victim(t, key, [], cache)
+                    assert gone in cache
+                    del cache[gone]
+                    del held[gone]
+                    pol.on_evict(t, gone)
+                    evi = gone if n == 0 else evi
+                    n += 1
                 cache[key] = Item(key, [], -1, t)
+                held[key] = sizes[t]
                 pol.on_insert(t, key)
                 adm = key
         admitted.append(adm)
         evicted.append(evi)
-    return dict(hit=hit, hits=sum(hit), admitted=admitted, evicted=evicted)
+    return dict(hit=hit, hits=sum(hit), admitted=admitted, evicted=evicted, hit_size=hit_size,
+                requested_size=sum(sizes), too_large=too_large)
 
 

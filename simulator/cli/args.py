@@ -25,7 +25,8 @@ FLAGS = {"capacity": "--capacity", "capacities": "--capacity", "top_k": "--top-k
          "ids": "--only", "policies": "--policy", "params": "--param", "workload": "--workload",
          "workers": "--workers", "scheduler": "--scheduler", "out": "--out",
          "delays": "--delays", "losses": "--losses", "plot": "--plot", "trace": "--trace",
-         "trace_format": "--trace-format", "trace_params": "--trace-param", **ENGINE_FLAGS}
+         "trace_format": "--trace-format", "trace_params": "--trace-param", "budget": "--budget",
+         "budgets": "--budget", **ENGINE_FLAGS}
 
 
 def flagged(error: InputError) -> str:
@@ -69,11 +70,15 @@ def trace_options(args) -> dict:
             "ignore_sizes": args.ignore_sizes}
 
 
-def add_model(p, capacity: int = 10) -> None:
-    """The model options (docs/model.md §1): ``--capacity``, ``--top-k``, ``--switch-cost``,
-    ``--quality``."""
+def add_model(p, capacity: int | None = None) -> None:
+    """The model options (docs/model.md §1): ``--capacity``, ``--budget``, ``--top-k``,
+    ``--switch-cost``, ``--quality``.  Without ``--capacity`` the count limit is 10, or
+    none when ``--budget`` is given."""
     p.add_argument("--capacity", metavar="K", type=int, default=capacity,
-                   help="cache size K >= 1")
+                   help="count limit K >= 1 (default: 10, or none with --budget)")
+    p.add_argument("--budget", metavar="B", default=None,
+                   help="total size the cache may hold, in the trace's size unit or with a "
+                        "binary suffix: 4096, 128MiB, 1GiB (docs/model.md §1.8)")
     p.add_argument("--top-k", metavar="k", type=int, default=3, help="retrieval depth k >= 1")
     p.add_argument("--switch-cost", metavar="λ", type=float, default=0.0,
                    help="cost λ >= 0 of one cache modification")

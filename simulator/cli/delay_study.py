@@ -41,7 +41,8 @@ def cmd_delay_study(args) -> int:
         seeds=args.seeds, first_seed=args.seed, capacity=args.capacity, top_k=args.top_k,
         switch_cost=args.switch_cost, quality=args.quality,
         latency=0.0 if args.latency is None else args.latency,
-        sessions=1 if args.sessions is None else args.sessions, quick=args.quick)
+        sessions=1 if args.sessions is None else args.sessions, quick=args.quick,
+        budget=args.budget)
     doc["plot"] = args.plot
     if args.plot is not None:
         delay_study.plot(doc, args.plot)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import source
+from simulator.errors import InputError
 
 
 def cmd_opt(args) -> int:
@@ -22,8 +23,15 @@ def cmd_opt(args) -> int:
 
     check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     cli_args.check_seed(args.seed)
+    if args.budget is not None:
+        raise InputError("--budget: the offline optimum does not take sizes yet; it is "
+                         "computed for a count limit (--capacity) only")
     trace, record = source(args)
-    result = opt(trace, args.capacity, args.top_k, args.switch_cost, args.quality,
+    if trace.sized:
+        raise InputError("the offline optimum does not take sizes yet, and this trace has "
+                         "some; read it with --ignore-sizes for the unit-size optimum")
+    capacity = 10 if args.capacity is None else args.capacity
+    result = opt(trace, capacity, args.top_k, args.switch_cost, args.quality,
                  method=args.method)
     doc = {"workload": record, **result.to_dict()}
     if args.json:
@@ -34,7 +42,7 @@ def cmd_opt(args) -> int:
     else:
         head = f"OPT: bounds [{result.lower_bound:g}, {result.upper_bound:g}], not exact"
     out.print_line(f"{head} (method {result.method}); "
-                   f"K = {args.capacity}, k = {args.top_k}, λ = {args.switch_cost:g}, "
+                   f"K = {capacity}, k = {args.top_k}, λ = {args.switch_cost:g}, "
                    f"quality {args.quality}, {trace.steps} steps")
     if not result.exact:
         out.print_line("schedule achieving the upper bound:")

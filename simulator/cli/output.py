@@ -93,17 +93,32 @@ def print_runs(doc: dict) -> None:
     first = runs[0]
     bounded = [r["capacity"] for r in runs if r["capacity"] is not None]
     title = f"{describe_source(doc['workload'])}\nK = {bounded[0] if bounded else '∞'}"
+    if first.get("budget") is not None:
+        title += f", budget {_size_text(first['budget'])}"
     if first["mode"] == "semantic":
         title += (f", k = {first['top_k']}, λ = {first['switch_cost']:g}, "
                   f"quality = {first['quality']}")
-    table = _table(title, [("policy", "left"), ("hit rate", "right"),
-                           ("mean precision", "right"), ("modifications", "right"),
-                           ("cost", "right"), ("elapsed", "right")])
+    # a byte hit rate only says something when the requests' sizes are not all 1
+    sized = first["mode"] == "paging" and any(r.get("requested_size", r["steps"]) != r["steps"]
+                                              for r in runs)
+    columns = [("policy", "left"), ("hit rate", "right")]
+    columns += [("byte hit rate", "right")] if sized else [("mean precision", "right")]
+    table = _table(title, columns + [("modifications", "right"), ("cost", "right"),
+                                     ("elapsed", "right")])
     for r in runs:
-        table.add_row(r["policy"], _fmt(r["hit_rate"], ".4f"),
-                      _fmt(r.get("mean_precision"), ".4f"), _fmt(r.get("modifications"), "d"),
-                      _fmt(r.get("cost"), ".2f"), f"{r['elapsed_s'] * 1e3:.2f} ms")
+        second = r.get("size_hit_rate") if sized else r.get("mean_precision")
+        table.add_row(r["policy"], _fmt(r["hit_rate"], ".4f"), _fmt(second, ".4f"),
+                      _fmt(r.get("modifications"), "d"), _fmt(r.get("cost"), ".2f"),
+                      f"{r['elapsed_s'] * 1e3:.2f} ms")
     console().print(table)
+
+
+def _size_text(size: int) -> str:
+    """``size`` with the largest binary suffix that divides it (what ``--budget`` reads)."""
+    for unit, name in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if size % unit == 0:
+            return f"{size // unit} {name}"
+    return str(size)
 
 
 def print_workloads(rows: list) -> None:

@@ -15,6 +15,7 @@ from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import mode_of, source
 from simulator.errors import InputError
+from simulator.live_run import budget_value
 
 
 def _policy_names(text: str | None, mode: str) -> list:
@@ -43,6 +44,7 @@ def _check_policies(names: list, mode: str, params: dict) -> None:
 
 def cmd_run(args) -> int:
     runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
+    budget_value(args.budget)
     engine_options = runner.check_engine(args.engine, cli_args.engine_options(args))
     cli_args.check_seed(args.seed)
     if args.out is not None:
@@ -68,10 +70,11 @@ def cmd_run(args) -> int:
         result = runner.run(trace, name, capacity=args.capacity, top_k=args.top_k,
                             switch_cost=args.switch_cost, quality=args.quality,
                             seed=args.seed, params=params, engine=args.engine,
-                            engine_options=engine_options)
+                            engine_options=engine_options, budget=args.budget)
         summary = result.summary()
         if report_cache:
-            summary["compiled_from_cache"] = engine_fast.loaded_from_disk(policies.get(name), mode)
+            summary["compiled_from_cache"] = engine_fast.loaded_from_disk(
+                policies.get(name), mode, result.config["budget"] is not None or trace.sized)
         runs.append(summary)
     doc = {"workload": record, "runs": runs}
     if args.out is not None:

@@ -1,6 +1,7 @@
 """``semcache sweep``: a grid of runs on Dask, appended to a resumable Parquet store.
 
-List options take comma-separated values: ``--policy fifo,solar``, ``--capacity 5,10,20``,
+List options take comma-separated values: ``--policy fifo,solar``, ``--capacity 5,10,20``
+(``none``: no count limit), ``--budget 64MiB,1GiB`` (``none``: no budget),
 ``--top-k``, ``--switch-cost``, ``--quality``, and ``--param topics=10,15`` (repeatable,
 one key each; ``\\,`` is a literal comma inside a value).  ``--seeds`` takes integers
 and inclusive ranges, ``0-4,10``.  ``--workers 0`` runs in this process without Dask.
@@ -30,16 +31,17 @@ def _split(option: str, text: str) -> list:
     return items
 
 
+def _number(option: str, item: str, kind):
+    try:
+        return kind(item)
+    except ValueError:
+        noun = "integers" if kind is int else "numbers"
+        raise InputError(f"{option} expects {noun} separated by commas, got "
+                         f"{item!r}") from None
+
+
 def _numbers(option: str, text: str, kind) -> list:
-    values = []
-    for item in _split(option, text):
-        try:
-            values.append(kind(item))
-        except ValueError:
-            noun = "integers" if kind is int else "numbers"
-            raise InputError(f"{option} expects {noun} separated by commas, got "
-                             f"{item!r}") from None
-    return values
+    return [_number(option, item, kind) for item in _split(option, text)]
 
 
 def seeds(text: str) -> list:
@@ -73,7 +75,9 @@ def grid_from(args):
     return Grid(
         workload=args.workload, params=params, seeds=seeds(args.seeds),
         policies=None if args.policy is None else _split("--policy", args.policy),
-        capacities=_numbers("--capacity", args.capacity, int),
+        capacities=[None if c.lower() == "none" else _number("--capacity", c, int)
+                    for c in _split("--capacity", args.capacity)],
+        budgets=[None if b.lower() == "none" else b for b in _split("--budget", args.budget)],
         top_ks=_numbers("--top-k", args.top_k, int),
         switch_costs=_numbers("--switch-cost", args.switch_cost, float),
         qualities=_split("--quality", args.quality),
@@ -110,7 +114,11 @@ def add_parser(sub) -> None:
                    help="policies (default: every policy defined for the workload's mode)")
     p.add_argument("--policy-param", metavar="KEY=VALUE", action="append", default=[],
                    help="parameter passed to every selected policy (repeatable)")
-    p.add_argument("--capacity", metavar="K1,K2", default="10", help="cache sizes K >= 1")
+    p.add_argument("--capacity", metavar="K1,K2", default="10",
+                   help="count limits K >= 1 (none: no count limit, with a budget)")
+    p.add_argument("--budget", metavar="B1,B2", default="none",
+                   help="total sizes the cache may hold: integers, or with KiB, MiB, GiB "
+                        "(none: no budget)")
     p.add_argument("--top-k", metavar="k1,k2", default="3", help="retrieval depths k >= 1")
     p.add_argument("--switch-cost", metavar="λ1,λ2", default="0",
                    help="costs λ >= 0 of one cache modification")

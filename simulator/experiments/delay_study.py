@@ -31,6 +31,7 @@ import statistics
 from simulator import policies as policy_registry
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
+from simulator.live_run import budget_value
 from simulator.runner import check_options, run
 from simulator.trace import Trace
 
@@ -66,13 +67,15 @@ def _check(seeds, delays, losses, latency, sessions):
 def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
           delays=DELAYS, losses=LOSSES, seeds: int = 3, first_seed: int = 0,
           capacity: int = 20, top_k: int = 3, switch_cost: float = 0.0, quality: str = "hit",
-          latency: float = 0.0, sessions: int = 1, quick: bool = False) -> dict:
+          latency: float = 0.0, sessions: int = 1, quick: bool = False,
+          budget=None) -> dict:
     """Run the study and return its JSON document (see ``semcache delay-study --json``).
 
     ``params`` overrides the workload's parameters (for ``clusters`` the defaults are
     :data:`WORKLOAD_PARAMS`); ``quick`` shortens the trace to :data:`QUICK_STEPS` steps
     unless ``params`` sets ``steps``.  ``policies`` defaults to every policy defined in
-    semantic mode.  ``latency`` and ``sessions`` are held fixed in both sweeps.
+    semantic mode.  ``latency`` and ``sessions`` are held fixed in both sweeps; ``budget``
+    (docs/model.md §1.8) limits the total size cached.
     """
     import workloads  # the simulator package does not import workloads at load time
 
@@ -98,6 +101,8 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
                              "workload")
     options = dict(capacity=capacity, top_k=top_k, switch_cost=float(switch_cost),
                    quality=quality)
+    if budget is not None:  # recorded only when given, so other documents stay as they were
+        options["budget"] = budget_value(budget)
     runs = {}
 
     def measure(name, seed, delay, loss):

@@ -51,6 +51,7 @@ import time
 
 from simulator import policies as registry
 from simulator import runner
+from simulator.live_run import budget_value
 from simulator.experiments import sweep_cluster, sweep_store
 from simulator.experiments.code_id import code_id
 from simulator.errors import InputError
@@ -65,7 +66,9 @@ class Grid:
     ``params`` maps workload parameter names to lists of values (strings are coerced as
     ``--param`` values are); unnamed parameters keep their defaults.  ``policies=None``
     means every policy defined for the workload's mode; ``policy_params`` go to every
-    policy.  An unbounded policy runs once per point, whatever the capacities.
+    policy.  ``budgets`` are total sizes (docs/model.md §1.8; None: no budget, text such
+    as ``"128MiB"`` allowed); a capacity of None means no count limit and needs a budget.
+    An unbounded policy runs once per point, whatever the capacities and budgets.
     """
 
     workload: str
@@ -77,6 +80,7 @@ class Grid:
     switch_costs: tuple = (0.0,)
     qualities: tuple = ("hit",)
     policy_params: dict = dataclasses.field(default_factory=dict)
+    budgets: tuple = (None,)
 
     def tasks(self) -> list:
         """Every run of the grid as a canonical config dict with its ``task_id``.
@@ -86,7 +90,8 @@ class Grid:
         import workloads
 
         wl = workloads.get(self.workload)
-        for field in ("seeds", "capacities", "top_ks", "switch_costs", "qualities", "policies"):
+        for field in ("seeds", "capacities", "top_ks", "switch_costs", "qualities", "policies",
+                      "budgets"):
             values = getattr(self, field)
             if values is not None and len(values) == 0:
                 raise InputError(f"{field} is empty: the grid has no runs", field)
@@ -99,6 +104,10 @@ class Grid:
                 raise InputError(f"seeds must be integers >= 0, got {seed!r}", "seeds")
         for K in self.capacities:
             runner.check_options(K, 1, 0.0, "hit")
+        budgets = [budget_value(b) for b in self.budgets]
+        if None in self.capacities and None in budgets:
+            raise InputError("capacities has none (no count limit) while budgets has none: "
+                             "a run needs a capacity or a budget", "capacities")
         for k in self.top_ks:
             runner.check_options(1, k, 0.0, "hit")
         for lam in self.switch_costs:
@@ -113,12 +122,17 @@ class Grid:
         for prm, seed, name in itertools.product(combos, self.seeds, pols):
             pol = registry.get(name)
             caps = [None] if pol.unbounded else self.capacities
-            for K, k, lam, q in itertools.product(caps, self.top_ks, self.switch_costs,
-                                                  self.qualities):
+            sizes = [None] if pol.unbounded else budgets
+            for K, k, lam, q, B in itertools.product(caps, self.top_ks, self.switch_costs,
+                                                     self.qualities, sizes):
+                if K is None and B is None and not pol.unbounded:
+                    continue  # no limit at all: not a run of this grid
                 task = dict(workload=wl.name, params=prm, seed=int(seed), policy=name,
                             policy_params=pol.resolve_params(self.policy_params),
                             capacity=None if K is None else int(K), top_k=int(k),
                             switch_cost=float(lam), quality=q, engine=ENGINE)
+                if B is not None:  # so that a task without a budget keeps its id
+                    task["budget"] = B
                 tasks.setdefault(task_id(task), task)  # equal after coercion: one run
         return [dict(t, task_id=i) for i, t in tasks.items()]
 
@@ -179,10 +193,12 @@ def run_chunk(chunk: dict) -> tuple:
     trace = workloads.get(chunk["workload"]).generate(chunk["params"], chunk["seed"])
     rows = []
     for task in chunk["runs"]:
-        result = runner.run(trace, task["policy"], capacity=task["capacity"] or 1,
+        unbounded = registry.get(task["policy"]).unbounded
+        result = runner.run(trace, task["policy"], capacity=1 if unbounded else task["capacity"],
                             top_k=task["top_k"], switch_cost=task["switch_cost"],
                             quality=task["quality"], seed=task["seed"],
-                            params=task["policy_params"], engine=task["engine"])
+                            params=task["policy_params"], engine=task["engine"],
+                            budget=task.get("budget"))
         record = result.summary()
         record["params"] = json.dumps(record["params"])
         rows.append({"task_id": task["task_id"], "workload": task["workload"],
@@ -215,11 +231,13 @@ def compile_kernels(tasks: list) -> None:
                                  items=np.eye(2, dtype=np.float32))
     seen = set()
     for task in tasks:
-        key = (task["policy"], json.dumps(task["policy_params"], sort_keys=True))
+        key = (task["policy"], json.dumps(task["policy_params"], sort_keys=True),
+               "budget" in task)
         if key not in seen:
             seen.add(key)
             runner.run(tiny, task["policy"], capacity=1, top_k=1,
-                       params=task["policy_params"], engine=task["engine"])
+                       params=task["policy_params"], engine=task["engine"],
+                       budget=1 if "budget" in task else None)
 
 
 @dataclasses.dataclass

@@ -69,20 +69,22 @@ from simulator.policies.parts.linked_rows import free_row, push_front, unlink
 # runs.
 _PREV, _NEXT, _LIST, _KEY = 0, 1, 2, 3
 # counters, as (row, column) from the end of the table
-_W = (-3, 0)
+_W, _S, _GHOSTS = (-3, 0), (-3, 1), (-3, 2)  # key words; slots S; B1's sentinel row
 _T1, _T2, _B1, _B2 = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
 _ARRIVAL, _DEST, _FREE, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
 
 
 def _init(ctx):
-    k = ctx.capacity
-    pool = k + 1
-    table = np.zeros((2 * k + 8, 4), np.int64)
-    for head in (k, k + 1, k + 2 + pool, k + 3 + pool):
+    # rows: S slots, the T1 and T2 sentinels, a pool of ghost nodes (B1 and B2 hold at
+    # most c keys, and never more than there are keys), the B1 and B2 sentinels, counters
+    k, s = ctx.capacity, ctx.slots
+    pool = min(k, ctx.n_keys) + 1
+    table = np.zeros((s + pool + 7, 4), np.int64)
+    for head in (s, s + 1, s + 2 + pool, s + 3 + pool):
         table[head, _PREV] = table[head, _NEXT] = head
-    table[k + 2:k + 2 + pool, _NEXT] = np.arange(k + 3, k + 3 + pool)  # free list
-    table[_FREE] = k + 2
-    table[_K] = k
+    table[s + 2:s + 2 + pool, _NEXT] = np.arange(s + 3, s + 3 + pool)  # free list
+    table[_FREE] = s + 2
+    table[_K], table[_S], table[_GHOSTS] = k, s, s + 2 + pool
     words = (ctx.n_keys + 63) // 64
     table[_W] = words
     keys = np.zeros(words + ctx.n_keys, np.int64)
@@ -96,7 +98,7 @@ def _to_t2(table, slot):
         table[_T1] -= 1
         table[_T2] += 1
     unlink(table, slot)
-    push_front(table, table[_K] + 1, slot, 2)
+    push_front(table, table[_S] + 1, slot, 2)
 
 
 @njit
@@ -138,15 +140,15 @@ def _admit(state, t, key, x, cache):
 @njit
 def _victim(state, t, key, x, cache):
     table = state[0]
-    k = table[_K]
-    b1_head = 2 * k + 3
+    k, s = table[_K], table[_S]
+    b1_head = table[_GHOSTS]
     g = table[_ARRIVAL]
     if g == 0:  # case IV: a miss in all four lists
         drop = -1
         if table[_T1] + table[_B1] >= k:
             if table[_B1] == 0:  # T1 holds the whole cache: evict without a ghost
                 table[_DEST] = 0
-                return table[k, _PREV]
+                return table[s, _PREV]
             drop = table[b1_head, _PREV]
             table[_B1] -= 1
         elif (table[_T1] + table[_T2] + table[_B1] + table[_B2] >= 2 * k
@@ -162,9 +164,9 @@ def _victim(state, t, key, x, cache):
     p = state[2][0]
     if (t1 > 0 and (t1 > p or (t1 == p and g == 2))) or table[_T2] == 0:
         table[_DEST] = 1
-        return table[k, _PREV]
+        return table[s, _PREV]
     table[_DEST] = 2
-    return table[k + 1, _PREV]
+    return table[s + 1, _PREV]
 
 
 @njit
@@ -180,7 +182,7 @@ def _on_evict(state, slot, key, t):
         table[_FREE] = table[node, _NEXT]
         table[node, _KEY] = key
         table[_B1 if dest == 1 else _B2] += 1
-        push_front(table, 2 * table[_K] + 2 + dest, node, dest)
+        push_front(table, table[_GHOSTS] + dest - 1, node, dest)
         state[1][key >> 6] |= 1 << (key & 63)
         state[1][table[_W] + key] = node
 
@@ -191,7 +193,7 @@ def _on_insert(state, slot, key, t):
     lst = 2 if table[_ARRIVAL] != 0 else 1  # a ghost hit enters T2
     table[_ARRIVAL] = 0
     table[_T1 if lst == 1 else _T2] += 1
-    push_front(table, table[_K] + lst - 1, slot, lst)
+    push_front(table, table[_S] + lst - 1, slot, lst)
 
 
 POLICY = Policy(name="arc", summary="always admit; adaptive replacement cache (ARC)",

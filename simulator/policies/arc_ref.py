@@ -32,16 +32,18 @@ from simulator.policies.base import Policy
 _SPAN = 1 << 21  # stamps per step: retrievals below half of it, an arrival at the top
 # meta (int64): |T1|, |T2|, |B1|, |B2|, ghost list of the arrival, victim's ghost list,
 # step of the last retrieval, retrievals counted in that step, ghost clock
-_N1, _N2, _NB1, _NB2, _ARR, _DEST, _LAST_T, _J, _CLOCK = range(9)
+_N1, _N2, _NB1, _NB2, _ARR, _DEST, _LAST_T, _J, _CLOCK, _K = range(10)
 
 
 def _init(ctx):
     k = ctx.capacity
-    meta = np.zeros(9, np.int64)
+    meta = np.zeros(10, np.int64)
     meta[_LAST_T] = -1
-    # per slot (list, stamp); per key (ghost list, ghost stamp); ghost keys per list; p
-    return (np.zeros((k, 2), np.int64), np.zeros((ctx.n_keys, 2), np.int64),
-            np.full((2, k + 1), -1, np.int64), meta, np.zeros(1))
+    meta[_K] = k
+    # per slot (list, stamp); per key (ghost list, ghost stamp); ghost keys per list (at
+    # most K each, and never more than there are keys); p
+    return (np.zeros((ctx.slots, 2), np.int64), np.zeros((ctx.n_keys, 2), np.int64),
+            np.full((2, min(k, ctx.n_keys) + 1), -1, np.int64), meta, np.zeros(1))
 
 
 @njit
@@ -90,7 +92,7 @@ def _admit(state, t, key, x, cache):
     g = state[1][key, 0]
     nb1, nb2 = meta[_NB1], meta[_NB2]
     if g == 1:
-        p[0] = min(p[0] + max(1.0, nb2 / max(nb1, 1)), float(state[0].shape[0]))
+        p[0] = min(p[0] + max(1.0, nb2 / max(nb1, 1)), float(meta[_K]))
         _forget(state, 1, key)
     elif g == 2:
         p[0] = max(p[0] - max(1.0, nb1 / max(nb2, 1)), 0.0)
@@ -139,7 +141,7 @@ def _on_evict(state, slot, key, t):
     keys[key, 1] = meta[_CLOCK]
     meta[_CLOCK] += 1
     n += 1
-    if n > table.shape[0]:  # over K: forget this list's oldest ghost
+    if n > meta[_K]:  # over K: forget this list's oldest ghost
         old = 0
         for i in range(1, n):
             if keys[ghosts[i], 1] < keys[ghosts[old], 1]:

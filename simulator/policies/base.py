@@ -94,8 +94,12 @@ def no_delete(state, t, cache):
 class Context:
     """What a policy's ``init`` may know about the run.
 
-    ``params`` is the validated parameter dict (defaults filled in); ``trace`` is the
-    whole trace, for offline references such as Belady only.
+    ``capacity`` is the count limit the policy plans with (K; with a budget and no K, the
+    most items the budget can hold); ``slots`` is how many slots the engine has (at most
+    ``capacity`` and the number of items), which bounds every per-slot array; ``budget``
+    is the total size allowed (docs/model.md §1.8) or None.  ``params`` is the validated
+    parameter dict (defaults filled in); ``trace`` is the whole trace, for offline
+    references such as Belady only.
     """
 
     capacity: int
@@ -105,6 +109,12 @@ class Context:
     seed: int
     switch_cost: float = 0.0
     trace: object = None
+    slots: int = 0
+    budget: int | None = None
+
+    def __post_init__(self):
+        if not self.slots:  # as many slots as the count limit allows items
+            object.__setattr__(self, "slots", min(self.capacity, max(self.n_keys, 1)))
 
 
 @dataclasses.dataclass(frozen=True)

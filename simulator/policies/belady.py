@@ -38,7 +38,7 @@ def _init(ctx):
     if requests is None:
         raise InputError("policy 'belady' needs the whole paging trace (requests)")
     size = 1
-    while size < ctx.capacity:
+    while size < ctx.slots:
         size *= 2
     # tree rows are (next request, slot); leaf size + s holds slot s, and a node holds the
     # later of its children (ties: the lower slot).  Free slots carry -1 and never win.

@@ -13,7 +13,7 @@ from simulator.policies.base import Policy
 
 def _init(ctx):
     # ring of slots in admission order; ptr = [head, length]
-    return (np.zeros(ctx.capacity, np.int64), np.zeros(2, np.int64))
+    return (np.zeros(ctx.slots, np.int64), np.zeros(2, np.int64))
 
 
 @njit

@@ -40,7 +40,7 @@ def _check(params):
 
 def _init(ctx):
     size = 1
-    while size < ctx.capacity:
+    while size < ctx.slots:
         size *= 2
     # tree rows are (count, tie order, slot); leaf size + s holds slot s, and a node holds
     # the smaller of its children.  Free slots carry (NEVER, NEVER) and never win.

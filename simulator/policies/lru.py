@@ -8,9 +8,10 @@ recent slot and ``prev[head]`` the least recent (O(1) per hook).  The ring makes
 commonest move, evicting the LRU slot and refilling it with the arriving item, a
 rotation: ``on_evict`` of the slot ``victim`` chose (the tail) only marks it *pending*
 (it stays linked), and ``on_insert`` into that slot just moves ``head`` onto it.  The hook
-contract makes the pair certain (after ``victim`` the caller evicts that slot and inserts
-the arriving item); an insert into another slot unlinks the pending one first, and an
-eviction ``victim`` did not choose (a deletion) unlinks its slot at once.
+contract makes the pair certain (after ``victim`` the caller evicts that slot and, unless
+it asks for another victim first, inserts the arriving item); an insert into another slot
+or a second ``victim`` unlinks the pending one first, and an eviction ``victim`` did not
+choose (a deletion) unlinks its slot at once.
 """
 
 import numpy as np
@@ -23,8 +24,8 @@ _HEAD, _PENDING, _VICTIM = 0, 1, 2
 
 
 def _init(ctx):
-    prev = np.zeros(ctx.capacity, np.int32)
-    nxt = np.zeros(ctx.capacity, np.int32)
+    prev = np.zeros(ctx.slots, np.int32)
+    nxt = np.zeros(ctx.slots, np.int32)
     return (prev, nxt, np.full(3, -1, np.int32))
 
 
@@ -100,6 +101,10 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _victim(state, t, key, x, cache):
+    p = state[2][_PENDING]
+    if p >= 0:  # an earlier victim of this arrival (a sized one evicts until it fits)
+        state[2][_PENDING] = -1
+        _unlink(state, p)
     v = state[0][state[2][_HEAD]]
     state[2][_VICTIM] = v
     return v

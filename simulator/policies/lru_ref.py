@@ -15,7 +15,7 @@ from simulator.policies.base import Policy
 
 
 def _init(ctx):
-    return (np.zeros(ctx.capacity, np.int64),)  # last use per slot
+    return (np.zeros(ctx.slots, np.int64),)  # last use per slot
 
 
 @njit

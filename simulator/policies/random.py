@@ -21,7 +21,7 @@ _SALT = 0x52414E44  # "RAND": separates this stream from any other stream of the
 
 
 def _init(ctx):
-    k = ctx.capacity
+    k = ctx.slots
     # entries (slots in array order), the position of each slot, [n], random stream
     return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(1, np.int64),
             rng.new_stream(ctx.seed, _SALT))

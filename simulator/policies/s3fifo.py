@@ -43,17 +43,17 @@ PARAMS = {"small_ratio": 0.1, "ghost_ratio": 0.9, "move_threshold": 2}
 
 # One int64 table of (prev, next, list, freq-or-key) rows; queues are circular doubly
 # linked lists through a sentinel (sentinel.next = oldest, sentinel.prev = newest):
-#   rows 0 .. K-1            cached slots (list 1 = small, 2 = main; column 3 = freq)
-#   rows K, K+1              sentinels of small and main
-#   rows K+2 .. K+1+G        ghost nodes (column 3 = key; unused ones form a free list
-#                            through `next`), G = ghost size
-#   row K+2+G                sentinel of the ghost
+#   rows 0 .. S-1            cached slots (list 1 = small, 2 = main; column 3 = freq)
+#   rows S, S+1              sentinels of small and main
+#   rows S+2 .. S+1+G        ghost nodes (column 3 = key; unused ones form a free list
+#                            through `next`), G = the ghost size or the number of keys
+#   row S+2+G                sentinel of the ghost
 #   last three rows          counters (below)
 # A second array maps each key to its ghost node, or -1.
 _PREV, _NEXT, _LIST, _VAL = 0, 1, 2, 3
 _N_SMALL, _N_MAIN, _N_GHOST, _FREE = (-3, 0), (-3, 1), (-3, 2), (-3, 3)
 _CAP_SMALL, _CAP_MAIN, _CAP_GHOST, _THRESHOLD = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
-_EVICTED, _ARRIVAL, _DEST, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
+_EVICTED, _ARRIVAL, _DEST, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)  # _K: S, the slots
 
 
 def _check(params):
@@ -79,16 +79,16 @@ def sizes(capacity, small_ratio=0.1, ghost_ratio=0.9):
 
 
 def _init(ctx):
-    k = ctx.capacity
-    p = ctx.params
-    small, main, ghost = sizes(k, p["small_ratio"], p["ghost_ratio"])
-    table = np.zeros((k + ghost + 6, 4), np.int64)
-    for head in (k, k + 1, k + 2 + ghost):
+    k, p = ctx.slots, ctx.params
+    small, main, ghost = sizes(ctx.capacity, p["small_ratio"], p["ghost_ratio"])
+    pool = min(ghost, ctx.n_keys)  # ghosts are keys not cached: never more than the keys
+    table = np.zeros((k + pool + 6, 4), np.int64)
+    for head in (k, k + 1, k + 2 + pool):
         table[head, _PREV] = table[head, _NEXT] = head
-    table[k + 2:k + 2 + ghost, _NEXT] = np.arange(k + 3, k + 3 + ghost)
-    if ghost:
-        table[k + 1 + ghost, _NEXT] = -1
-    table[_FREE] = k + 2 if ghost else -1
+    table[k + 2:k + 2 + pool, _NEXT] = np.arange(k + 3, k + 3 + pool)
+    if pool:
+        table[k + 1 + pool, _NEXT] = -1
+    table[_FREE] = k + 2 if pool else -1
     table[_CAP_SMALL], table[_CAP_MAIN], table[_CAP_GHOST] = small, main, ghost
     table[_THRESHOLD] = p["move_threshold"]
     table[_K] = k

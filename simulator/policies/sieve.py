@@ -28,7 +28,7 @@ _NEWER, _OLDER, _VISITED = 0, 1, 2
 
 
 def _init(ctx):
-    k = ctx.capacity
+    k = ctx.slots
     table = np.zeros((k + 1, 3), np.int64)
     table[k, _NEWER] = table[k, _OLDER] = k
     return (table, np.full(1, -1, np.int64))

@@ -36,7 +36,7 @@ def _check(params):
 def _init(ctx):
     p = ctx.params
     weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"]])
-    k = ctx.capacity
+    k = ctx.slots
     # nn_i kept up to date between evictions (see _refresh): nn, the slot it comes from
     # (-1: the floor 0), a flag per slot (1 changed, 2 to recompute) and the changed slots
     # (last entry: how many), plus a row of scratch

@@ -33,11 +33,11 @@ def _check(params):
 
 
 def _init(ctx):
-    p, k = ctx.params, ctx.capacity
+    p, k = ctx.params, ctx.slots
     weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"]])
     # gate, last use per slot, retrievals per slot, weights, scratch
-    return (authors_gate.new_state(p, k), np.zeros(k, np.int64), np.zeros(k, np.int64), weights,
-            authors_views.scratch(k))
+    return (authors_gate.new_state(p, ctx.capacity, k), np.zeros(k, np.int64),
+            np.zeros(k, np.int64), weights, authors_views.scratch(k))
 
 
 @njit

@@ -31,7 +31,8 @@ def _check(params):
 
 
 def _init(ctx):
-    return (authors_gate.new_state(ctx.params, ctx.capacity), authors_thompson.new_state(ctx))
+    return (authors_gate.new_state(ctx.params, ctx.capacity, ctx.slots),
+            authors_thompson.new_state(ctx))
 
 
 @njit

@@ -71,8 +71,8 @@ AGING = 32  # halve the sketch every AGING * M main hits
 
 # One int64 table of (prev, next, list, key) rows; lists are circular doubly linked lists
 # through a sentinel (sentinel.next = least recent, sentinel.prev = most recent):
-#   rows 0 .. K-1        cached slots (list 1 = window, 2 = probation, 3 = protected)
-#   rows K, K+1, K+2     sentinels of the window, probation and protected
+#   rows 0 .. S-1        cached slots (list 1 = window, 2 = probation, 3 = protected)
+#   rows S, S+1, S+2     sentinels of the window, probation and protected (S: the slots)
 #   last three rows      counters (below)
 _PREV, _NEXT, _LIST, _KEY = 0, 1, 2, 3
 _DONE, _N_W, _N_P, _N_Q = (-3, 0), (-3, 1), (-3, 2), (-3, 3)  # _N_W + lst - 1 = count
@@ -137,8 +137,8 @@ def sketch_width(main):
 
 
 def _init(ctx):
-    k = ctx.capacity
-    window, probation, protected = sizes(k, ctx.params["window_ratio"])
+    k = ctx.slots
+    window, probation, protected = sizes(ctx.capacity, ctx.params["window_ratio"])
     main = probation + protected
     table = np.zeros((k + 6, 4), np.int64)
     for head in (k, k + 1, k + 2):

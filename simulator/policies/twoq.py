@@ -36,16 +36,17 @@ PARAMS = {"in_ratio": 0.25, "out_ratio": 0.5}
 
 # One int64 table of (prev, next, list, key) rows; lists are circular doubly linked lists
 # through a sentinel (sentinel.next = oldest / least recent, sentinel.prev = newest):
-#   rows 0 .. K-1            cached slots (list 1 = A1in, 2 = Am)
-#   rows K, K+1              sentinels of A1in and Am
-#   rows K+2 .. K+1+G        A1out nodes (column 3 = key; unused ones form a free list
-#                            through `next`), G = A1out size
-#   row K+2+G                sentinel of A1out
-#   last two rows            counters (below)
+#   rows 0 .. S-1            cached slots (list 1 = A1in, 2 = Am)
+#   rows S, S+1              sentinels of A1in and Am
+#   rows S+2 .. S+1+G        A1out nodes (column 3 = key; unused ones form a free list
+#                            through `next`), G = the A1out size or the number of keys
+#   row S+2+G                sentinel of A1out
+#   last three rows          counters (below)
 # A second array maps each key to its A1out node, or -1.
 _PREV, _NEXT, _LIST, _KEY = 0, 1, 2, 3
 _N_IN, _N_M, _N_OUT, _FREE = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
 _CAP_IN, _CAP_OUT, _ARRIVAL, _DEST = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
+_S = (-3, 0)
 
 
 def _check(params):
@@ -68,14 +69,15 @@ def sizes(capacity, in_ratio=0.25, out_ratio=0.5):
 
 
 def _init(ctx):
-    k = ctx.capacity
-    a_in, a_out = sizes(k, ctx.params["in_ratio"], ctx.params["out_ratio"])
-    table = np.zeros((k + a_out + 5, 4), np.int64)
-    for head in (k, k + 1, k + 2 + a_out):
+    k = ctx.slots
+    a_in, a_out = sizes(ctx.capacity, ctx.params["in_ratio"], ctx.params["out_ratio"])
+    pool = min(a_out, ctx.n_keys)  # ghosts are keys not cached: never more than the keys
+    table = np.zeros((k + pool + 6, 4), np.int64)
+    for head in (k, k + 1, k + 2 + pool):
         table[head, _PREV] = table[head, _NEXT] = head
-    table[k + 2:k + 2 + a_out, _NEXT] = np.arange(k + 3, k + 3 + a_out)
-    table[_FREE] = k + 2 if a_out else -1
-    table[_CAP_IN], table[_CAP_OUT] = a_in, a_out
+    table[k + 2:k + 2 + pool, _NEXT] = np.arange(k + 3, k + 3 + pool)
+    table[_FREE] = k + 2 if pool else -1
+    table[_CAP_IN], table[_CAP_OUT], table[_S] = a_in, a_out, k
     return (table, np.full(ctx.n_keys, -1, np.int32))
 
 
@@ -83,7 +85,7 @@ def _init(ctx):
 def _request(table, slot):
     if table[slot, _LIST] == 2:
         unlink(table, slot)
-        push_back(table, table.shape[0] - table[_CAP_OUT] - 4, slot, 2)
+        push_back(table, table[_S] + 1, slot, 2)
 
 
 @njit
@@ -114,7 +116,7 @@ def _admit(state, t, key, x, cache):
 @njit
 def _victim(state, t, key, x, cache):
     table = state[0]
-    k = table.shape[0] - table[_CAP_OUT] - 5
+    k = table[_S]
     if table[_N_IN] > table[_CAP_IN] or table[_N_M] == 0:
         table[_DEST] = 1  # to A1out
         return table[k, _NEXT]
@@ -133,15 +135,15 @@ def _on_evict(state, slot, key, t):
     to_ghost = table[_DEST]
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_OUT] > 0:
-        # row shape[0] - 3 is the A1out sentinel
-        remember_ghost(table, state[1], table.shape[0] - 3, key, _KEY, 3, _N_OUT,
+        # row shape[0] - 4 is the A1out sentinel
+        remember_ghost(table, state[1], table.shape[0] - 4, key, _KEY, 3, _N_OUT,
                        table[_CAP_OUT], _FREE)
 
 
 @njit
 def _on_insert(state, slot, key, t):
     table = state[0]
-    k = table.shape[0] - table[_CAP_OUT] - 5
+    k = table[_S]
     if table[_ARRIVAL] == 1:
         push_back(table, k + 1, slot, 2)
         table[_N_M] += 1

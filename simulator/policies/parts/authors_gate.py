@@ -65,12 +65,12 @@ def bootstrap(p, capacity):
     return min(max(capacity // 2, 5), 25)
 
 
-def new_state(p, capacity):
+def new_state(p, capacity, slots):
     """(g, IG history ring, scratch): see the layout above."""
     g = np.array([0.0, np.sqrt(2.0 * p["lam"] / p["lipschitz"]), -1.0, 0.0, 0.0,
                   bootstrap(p, capacity), p["lam"], p["window"], p["tau_min"], p["tau_max"],
                   p["ig_novelty"], p["ig_density"], 0.0])
-    return (g, np.zeros(int(p["window"]), np.float64), authors_views.scratch(capacity))
+    return (g, np.zeros(int(p["window"]), np.float64), authors_views.scratch(slots))
 
 
 @njit

@@ -52,7 +52,7 @@ def check(p):
 
 def new_state(ctx):
     """See the layout below; every array has one row per slot."""
-    p, k = ctx.params, ctx.capacity
+    p, k = ctx.params, ctx.slots
     prm = np.array([p["prior_alpha"], p["prior_beta"], p["decay_every"], p["decay_amount"],
                     p["novelty_bonus"], p["neighbours"]], np.float64)
     w = max(int(p["neighbours"]), 1)

@@ -106,7 +106,7 @@ def new_state(ctx, addition: str) -> tuple:
                     p["false_positive"], p["false_negative"], float(history),
                     p["min_retrievals"], p["beta"], period, p["stale_after"], p["min_size"],
                     -1.0, 0.0, 0.0])
-    slots, uses = ctx.capacity, int(p["min_uses"])
+    slots, uses = ctx.slots, int(p["min_uses"])
     return (cfg, np.zeros(slots, np.int64), np.zeros(slots, np.int64),
             np.full((slots, uses), -1, np.int64), np.zeros(slots, np.int64),
             rng.new_stream(ctx.seed, _SALT))

@@ -50,11 +50,11 @@ def new_state(ctx):
     """(successes per slot, [delta, beta_step, gamma, novelty_scale, relevant-only?],
     random stream, occupied slots sorted by key, their keys, their number)."""
     p = ctx.params
-    return (np.zeros(ctx.capacity, np.int64),
+    return (np.zeros(ctx.slots, np.int64),
             np.array([p["delta"], p["beta_step"], p["gamma"], p["novelty_scale"],
                       float(p["reward"] == "relevant")], np.float64),
-            rng.new_stream(ctx.seed, _SALT), np.zeros(ctx.capacity, np.int64),
-            np.zeros(ctx.capacity, np.int64), np.zeros(1, np.int64))
+            rng.new_stream(ctx.seed, _SALT), np.zeros(ctx.slots, np.int64),
+            np.zeros(ctx.slots, np.int64), np.zeros(1, np.int64))
 
 
 @njit
