@@ -6,8 +6,9 @@
 >>> result.summary()["steps"], "fifo" in simulator.policies.REGISTRY
 (300, True)
 
-Running: :func:`run` (one policy over one trace, a :class:`RunResult`) and
-:class:`LiveRun` (a run in progress, stepped by hand).  Traces: :class:`Trace`,
+Running: :func:`run` (one policy over one trace, a :class:`RunResult`),
+:class:`LiveRun` (a run in progress, stepped by hand) and :func:`stream_run` (paging
+policies over a trace file read in chunks, however long).  Traces: :class:`Trace`,
 :class:`PagingTrace`, :func:`load`, :func:`save`, and :class:`TraceBuffer` for a trace
 still being written.  Registries: :mod:`policies <simulator.policies>` (``REGISTRY``,
 ``get``) and :mod:`workloads` (``REGISTRY``, ``get``).  Your own policy: :class:`Policy`,
@@ -26,12 +27,13 @@ from simulator.live_run import LiveRun
 from simulator.policies.base import Policy, Traits
 from simulator.policy_checks import check_policy
 from simulator.runner import RunResult, run
+from simulator.stream_run import stream_run
 from simulator.trace import PagingTrace, Trace, TraceBuffer
 from simulator.trace_formats import load, save
 
 __all__ = ["InputError", "LiveRun", "PagingTrace", "Policy", "RunResult", "Trace",
            "TraceBuffer", "Traits", "check_policy", "load", "njit", "policies", "run", "save",
-           "workloads"]
+           "stream_run", "workloads"]
 
 
 def __getattr__(name):

@@ -193,13 +193,13 @@ def _steps(run, t0, t1, phases):
 def _paging_steps(run, t0, t1, phases):
     """Paging-mode phases of requests ``t0 .. t1-1`` (docs/model.md §1.7) of a
     :class:`~simulator.live_run.LiveRun`'s compiled arrays: :func:`_paging_kernel`."""
-    _paging_kernel(t0, t1, phases, run.requests, run.slot_key, run.slot_vec,  # noqa: F821
-                   run.slot_adm, run.key_slot, run.free, run.counts, run.state, run.hit,
-                   run.request_sizes, run.slot_size)
+    _paging_kernel(t0, t1, phases, run.base, run.requests, run.slot_key,  # noqa: F821
+                   run.slot_vec, run.slot_adm, run.key_slot, run.free, run.counts, run.state,
+                   run.hit, run.request_sizes, run.slot_size)
 
 
-def _paging_kernel(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_slot, free,
-                   counts, state, out_hit, sizes, slot_size):
+def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm, key_slot,
+                   free, counts, state, out_hit, sizes, slot_size):
     """RETRIEVE: the request is a hit iff its object is cached (``on_hit``); FEEDBACK: loss 1
     on a miss, 0 on a hit; ARRIVE: on a miss the object arrives and the policy decides.
 
@@ -208,28 +208,37 @@ def _paging_kernel(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_s
     FIFO requests, measured in one process).  Indices go through
     :func:`~simulator.fast_index.at` (keys are validated, victims checked); a prefetch, as
     in ARC's own loop, measured no faster here.
+
+    ``requests``, ``out_hit`` and ``sizes`` hold requests ``base ..`` (row t - base is
+    request t): a streamed run passes one chunk at a time, while the policy still sees
+    each request's step t.
     """
     cache = (slot_key, slot_vec, slot_adm, counts)
     x = np.zeros(0, np.float32)
     capacity = counts[CAPACITY]
+    # the budget, and the size tallies no policy reads, stay in registers during the call
+    budget = counts[BUDGET]
+    requested = hit_size = too_large = 0
+    max_occupancy = counts[MAX_OCCUPANCY]
     for t in range(t0, t1):
-        key = requests[at(t)]
+        row = t - base
+        key = requests[at(row)]
         size = 1
         if _SIZED:
-            size = sizes[at(t)]
+            size = sizes[at(row)]
         if phases & RETRIEVE:
             s = key_slot[at(key)]
             hit = s >= 0
-            out_hit[at(t)] = hit
+            out_hit[at(row)] = hit
             if _SIZED:
-                counts[REQUESTED_SIZE] += size
+                requested += size
             if hit:
                 counts[HITS] += 1
                 if _SIZED:
-                    counts[HIT_SIZE] += size
+                    hit_size += size
                 _on_hit(state, s, t, True)  # noqa: F821
         else:
-            hit = out_hit[at(t)] != 0
+            hit = out_hit[at(row)] != 0
         if phases & FEEDBACK:
             miss = 0.0 if hit else 1.0
             _on_feedback(state, t, miss, 1.0 - miss)  # noqa: F821
@@ -241,49 +250,69 @@ def _paging_kernel(t0, t1, phases, requests, slot_key, slot_vec, slot_adm, key_s
             _on_rearrival(state, key_slot[key], t)  # noqa: F821
             continue
         if _SIZED:
-            if size > counts[BUDGET]:
-                counts[TOO_LARGE] += 1  # never admitted, so the policy is not asked
+            if size > budget:
+                too_large += 1  # never admitted, so the policy is not asked
                 continue
             counts[ARRIVING] = size
         if not _admit(state, t, key, x, cache):  # noqa: F821
             continue
-        if not _SIZED and counts[SIZE] >= capacity:
+        if counts[SIZE] >= capacity or (_SIZED and counts[OCCUPIED] + size > budget):
+            # the common case, one victim whose slot is refilled at once (so size and
+            # slot_key end as they were), shares its code with the unit-size copy
             v = _victim(state, t, key, x, cache)  # noqa: F821
             if v < 0 or v >= capacity or slot_key[v] < 0:
                 raise RuntimeError("policy chose a victim slot that is not occupied")
-            # the victim's slot is refilled at once: size and slot_key end as they were
             old = slot_key[at(v)]
             _on_evict(state, v, old, t)  # noqa: F821
             key_slot[at(old)] = -1
             counts[EVICTIONS] += 1
+            if _SIZED:
+                counts[OCCUPIED] -= slot_size[v]
+                if counts[OCCUPIED] + size > budget:
+                    v = _evict_more(v, t, key, x, state, cache, key_slot, free, slot_size)
             s = v
-        elif not _SIZED:
+        else:
             counts[FREE] -= 1
             s = free[counts[FREE]]
             counts[SIZE] += 1
-        else:  # evict until it fits, then fill the last victim's slot or a free one
-            s = -1
-            while counts[SIZE] >= capacity or counts[OCCUPIED] + size > counts[BUDGET]:
-                if s >= 0:
-                    free[counts[FREE]] = s
-                    counts[FREE] += 1
-                s = _victim(state, t, key, x, cache)  # noqa: F821
-                if s < 0 or s >= capacity or slot_key[s] < 0:
-                    raise RuntimeError("policy chose a victim slot that is not occupied")
-                _remove(s, t, state, slot_key, key_slot, counts, slot_size)  # noqa: F821
-                counts[EVICTIONS] += 1
-            if s < 0:
-                counts[FREE] -= 1
-                s = free[counts[FREE]]
-            counts[SIZE] += 1
-            slot_size[s] = size
-            counts[OCCUPIED] += size
-            counts[MAX_OCCUPANCY] = max(counts[MAX_OCCUPANCY], counts[OCCUPIED])
+        if _SIZED:
+            slot_size[at(s)] = size
+            occupied = counts[OCCUPIED] + size
+            counts[OCCUPIED] = occupied
+            max_occupancy = max(max_occupancy, occupied)
         slot_key[at(s)] = key
         slot_adm[at(s)] = t
         key_slot[at(key)] = s
         counts[ADMISSIONS] += 1
         _on_insert(state, s, key, t)  # noqa: F821
+    if _SIZED:
+        counts[REQUESTED_SIZE] += requested
+        counts[HIT_SIZE] += hit_size
+        counts[TOO_LARGE] += too_large
+        counts[MAX_OCCUPANCY] = max_occupancy
+
+
+def _evict_more(v, t, key, x, state, cache, key_slot, free, slot_size):
+    """A sized arrival that one victim ``v`` did not make room for: ``v``'s slot is
+    emptied and freed, and victims follow until the arrival fits; returns the slot the
+    arrival takes (the last victim's)."""
+    slot_key, counts = cache[0], cache[3]
+    size = counts[ARRIVING]
+    slot_key[v] = -1  # v was left for a refill: now it is only emptied
+    counts[SIZE] -= 1
+    while True:
+        free[counts[FREE]] = v
+        counts[FREE] += 1
+        v = _victim(state, t, key, x, cache)  # noqa: F821
+        if v < 0 or v >= slot_key.shape[0] or slot_key[v] < 0:
+            raise RuntimeError("policy chose a victim slot that is not occupied")
+        _remove(v, t, state, slot_key, key_slot, counts, slot_size)  # noqa: F821
+        counts[EVICTIONS] += 1
+        if counts[OCCUPIED] + size <= counts[BUDGET]:
+            # _remove counted v out; the caller refills it as a victim's slot, so it is
+            # counted back in
+            counts[SIZE] += 1
+            return v
 
 
 def _whole(run):
@@ -293,8 +322,10 @@ def _whole(run):
 
 
 def _paging_whole(run):
-    """Every request of a paging run, whole (see :func:`_whole`)."""
-    _paging_steps(run, 0, run.requests.shape[0], WHOLE)  # noqa: F821  (the policy's copy)
+    """Every request the run's arrays hold, whole (see :func:`_whole`): the whole trace,
+    or a streamed run's chunk (requests ``run.base ..``)."""
+    _paging_steps(run, run.base, run.base + run.requests.shape[0],  # noqa: F821
+                  WHOLE)
 
 
 def _own_paging(requests, n_keys, capacity, state, out_hit):
@@ -303,7 +334,7 @@ def _own_paging(requests, n_keys, capacity, state, out_hit):
 
 
 # only ever called from compiled code, so never disk-cached (their callers carry them)
-_INNER = (_remove, _paging_kernel)
+_INNER = (_remove, _paging_kernel, _evict_more)
 
 
 def _compile(policy, sized: bool = False) -> dict:
@@ -325,8 +356,8 @@ def _compile(policy, sized: bool = False) -> dict:
         for hook in hooks:
             env["_" + hook] = getattr(policy, hook)
         suffix = kernel_cache.suffix(policy, hooks) + ("_sized" if sized else "")
-        for body in (_remove, _steps, _paging_kernel, _paging_steps, _whole, _paging_whole,
-                     *((_own_paging,) if own else ())):
+        for body in (_remove, _evict_more, _steps, _paging_kernel, _paging_steps, _whole,
+                     _paging_whole, *((_own_paging,) if own else ())):
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
             fn.__qualname__ = fn.__name__
             # the only disk-cached functions that call into other files: the salt covers them

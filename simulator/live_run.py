@@ -23,7 +23,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import time
 
 import numba
@@ -37,6 +36,8 @@ from simulator.engine_fast import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNT
                                    FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY,
                                    REQUESTED_SIZE, RETRIEVE, SIZE, TOO_LARGE, WHOLE)
 from simulator.errors import InputError
+from simulator.run_options import (DEFAULT_CAPACITY, NO_BUDGET, budget_value,
+                                   check_options)
 from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.policies.base import Context
 from simulator.trace import PagingBuffer, PagingTrace, Trace, TraceBuffer
@@ -49,9 +50,9 @@ _CACHE = ("slot_key", "slot_vec", "slot_adm", "slot_topic", "key_slot", "free", 
           "sims", "cross", "r_slot", "r_sim", "slot_size")
 SEMANTIC_FIELDS = _TRACE + ("k", "qcode") + _CACHE + ("state",) + OUTPUTS + ("evict_log",)
 PAGING_FIELDS = ("requests", "slot_key", "slot_vec", "slot_adm", "key_slot", "free", "counts",
-                 "state", "hit", "request_sizes", "slot_size")
-NO_BUDGET = 1 << 62  # the budget of a run without one: never reached
-DEFAULT_CAPACITY = 10  # K when neither a capacity nor a budget is given
+                 "state", "hit", "request_sizes", "slot_size", "base")
+# the cache of a paging run, which a streamed run's bundles share from chunk to chunk
+_PAGING_CACHE = ("slot_key", "slot_vec", "slot_adm", "key_slot", "free", "counts")
 
 
 class _Fields(nbtypes.StructRef):
@@ -93,48 +94,6 @@ def _semantic_arrays(*arrays):
 @njit(cache=True)  # self-contained: safe to cache on its own
 def _paging_arrays(*arrays):
     return PagingArrays(*arrays)
-
-
-_SUFFIXES = {"": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
-
-
-def budget_value(budget) -> int | None:
-    """A budget (docs/model.md §1.8) as an integer in the trace's size unit: an integer
-    >= 1, or text with a binary suffix; None stays None.
-
-    >>> budget_value("128MiB"), budget_value("1gib"), budget_value(4096), budget_value(None)
-    (134217728, 1073741824, 4096, None)
-    """
-    if budget is None:
-        return None
-    if isinstance(budget, str):
-        text = budget.strip().lower().replace(" ", "")
-        number = text.rstrip("kmgtib")
-        unit = text[len(number):]
-        if unit not in _SUFFIXES or not number.isdigit():
-            raise InputError(f"budget must be an integer >= 1, optionally with a binary suffix "
-                             f"(KiB, MiB, GiB, TiB), got {budget!r}", "budget")
-        budget = int(number) * _SUFFIXES[unit]
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise InputError(f"budget must be an integer >= 1, got {budget!r}", "budget")
-    return int(budget)
-
-
-def check_options(capacity, top_k, switch_cost, quality) -> None:
-    """Validate the model options K, k, λ and the quality measure (docs/model.md §1); a bad one
-    raises InputError naming it.  ``capacity`` may be None (no count limit: a budget's run)."""
-    if capacity is not None and (isinstance(capacity, bool)
-                                 or not isinstance(capacity, (int, np.integer)) or capacity < 1):
-        raise InputError(f"capacity must be an integer >= 1, got {capacity!r}", "capacity")
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-        raise InputError(f"top_k must be an integer >= 1, got {top_k!r}", "top_k")
-    if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float, np.number)) \
-            or not math.isfinite(switch_cost) or switch_cost < 0:
-        raise InputError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}",
-                         "switch_cost")
-    if quality not in QUALITY_CODES:
-        raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
-                         "quality")
 
 
 def _sized(trace) -> bool:
@@ -261,13 +220,19 @@ class LiveRun:
         self._slot_key = np.full(n_slots, -1, np.int64)
         self.hit = np.zeros(self.steps, np.int8)
         # key_slot is int32: half the bytes, so more of it stays in the CPU's cache
-        self.arrays = _paging_arrays(self.trace.requests, self._slot_key,
-                                     np.zeros((0, n_slots), np.float32),
-                                     np.zeros(n_slots, np.int64),
-                                     np.full(n_keys, -1, np.int32),
-                                     np.arange(n_slots - 1, -1, -1, dtype=np.int64),
-                                     self._counts, state, self.hit,
-                                     self.trace.request_sizes, np.zeros(n_slots, np.int64))
+        self._cache = dict(slot_key=self._slot_key, slot_vec=np.zeros((0, n_slots), np.float32),
+                           slot_adm=np.zeros(n_slots, np.int64),
+                           key_slot=np.full(n_keys, -1, np.int32),
+                           free=np.arange(n_slots - 1, -1, -1, dtype=np.int64),
+                           counts=self._counts)
+        self._slot_size = np.zeros(n_slots, np.int64)
+        self._fed = 0  # requests run through feed()
+        self.arrays = self._paging_bundle(self.trace.requests, self.trace.request_sizes,
+                                          self.hit, 0)
+
+    def _paging_bundle(self, requests, sizes, hit, base):
+        return _paging_arrays(requests, *(self._cache[n] for n in _PAGING_CACHE), self.state,
+                              hit, sizes, self._slot_size, base)
 
     # ------------------------------------------------------------------ advancing
 
@@ -321,6 +286,36 @@ class LiveRun:
         self._own_loop_ran = True
         return elapsed
 
+    def feed(self, requests, sizes=None) -> np.ndarray:
+        """Paging: run the next requests, given here rather than read from the trace (a
+        streamed run, :mod:`simulator.stream_run`); returns their hits (int8).
+
+        ``requests`` are dense keys (int64, ``0 .. n_keys-1`` of the trace the run was made
+        with, usually an empty :class:`~simulator.trace.PagingBuffer`), ``sizes`` their
+        sizes (int64 >= 1; default 1).  Request i of the first call is step i, and each
+        call goes on where the last one stopped, so the policy sees one long trace.
+        """
+        if self.mode != "paging":
+            raise InputError("feed() runs paging requests; this run is semantic")
+        requests = np.ascontiguousarray(requests, np.int64)
+        n = requests.shape[0]
+        sizes = (np.ones(n, np.int64) if sizes is None
+                 else np.ascontiguousarray(sizes, np.int64))
+        n_keys = self._cache["key_slot"].shape[0]
+        # the loop indexes without bounds checks, so every key and size is checked here
+        if n and (requests.min() < 0 or requests.max() >= n_keys):
+            raise InputError(f"requests must be dense keys in 0 .. {n_keys - 1}", "requests")
+        if sizes.shape != (n,) or (n and sizes.min() < 1):
+            raise InputError("sizes must be one int64 >= 1 per request", "sizes")
+        if not self.sized and n and sizes.max() > 1:
+            raise InputError("sizes other than 1 need a run made for sizes: give its trace "
+                             "sized=True or a budget", "sizes")
+        hit = np.zeros(n, np.int8)
+        whole = engine_fast.whole_run_for(self.policy, "paging", self.sized)
+        whole(self._paging_bundle(requests, sizes, hit, self._fed))
+        self._fed += n
+        return hit
+
     # ------------------------------------------------------------------ reading
 
     @property
@@ -344,6 +339,11 @@ class LiveRun:
                      self._counts[HIGH_WATER], k, np.empty(n_slots, np.float32), slots, sims,
                      bool(self._counts[SIZE] == self._counts[HIGH_WATER]))
         return self._slot_key[slots[:n]], sims[:n]
+
+    @property
+    def requests_fed(self) -> int:
+        """Paging: requests run through :meth:`feed` so far."""
+        return self._fed
 
     @property
     def hits(self) -> int:
@@ -376,7 +376,7 @@ class LiveRun:
                                   hit_size=int(c[HIT_SIZE]))
             # paging never deletes: the cache only grows to its final size
             return out | dict(max_occupancy=self.admissions - self.evictions, too_large=0,
-                              requested_size=self.steps, hit_size=self.hits)
+                              requested_size=self.steps + self._fed, hit_size=self.hits)
         out = {name: getattr(self, name) for name in OUTPUTS} | {"scored": self.trace.scored}
         if self.sized:
             return out | dict(max_occupancy=int(c[MAX_OCCUPANCY]), too_large=int(c[TOO_LARGE]),

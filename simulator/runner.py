@@ -23,7 +23,8 @@ import numpy as np
 
 from simulator import engine_simpy, policies
 from simulator.errors import InputError
-from simulator.live_run import LiveRun, check_options
+from simulator.live_run import LiveRun
+from simulator.run_options import check_options
 from simulator.trace import PagingTrace, Trace
 
 # "fast": one compiled loop, immediate feedback; "simpy": discrete events, feedback may be
@@ -88,17 +89,10 @@ class RunResult:
                    steps=int(self.hit.shape[0]))
         sizes = dict(max_occupancy=self.max_occupancy, too_large=self.too_large)
         if c["mode"] == "paging":
-            # every request is scored; quality is the hit, a miss costs 1
-            hits = int(self.hit.sum())
-            n = out["steps"]
-            mods = self.admissions  # a paging step changes S only by admitting
-            out.update(scored_steps=n, hits=hits, hit_rate=hits / n, mean_precision=hits / n,
-                       mean_quality=hits / n, miss_cost=float(n - hits), modifications=mods,
-                       admissions=mods, evictions=self.evictions, **sizes,
-                       requested_size=self.requested_size, hit_size=self.hit_size,
-                       size_hit_rate=self.hit_size / self.requested_size,
-                       cost=float(n - hits) + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
-            return self._with_engine_options(out)
+            return self._with_engine_options(paging_record(
+                c, steps=out["steps"], hits=int(self.hit.sum()), admissions=self.admissions,
+                evictions=self.evictions, **sizes, requested_size=self.requested_size,
+                hit_size=self.hit_size, elapsed_s=self.elapsed_s))
         sc = self.scored
         n = int(sc.sum())
         changed = (self.admitted >= 0) | (self.evicted >= 0) | (self.deleted >= 0)
@@ -122,6 +116,27 @@ class RunResult:
         if options is not None and not engine_simpy.is_default(options):
             out.update(engine_options=dict(options), feedback=dict(self.feedback))
         return out
+
+
+def paging_record(config: dict, *, steps: int, hits: int, admissions: int, evictions: int,
+                  max_occupancy: int, too_large: int, requested_size: int, hit_size: int,
+                  elapsed_s: float) -> dict:
+    """The docs/model.md §7.2 record of a paging run from its tallies (a whole run's or a
+    streamed one's): every request is scored, quality is the hit and a miss costs 1."""
+    c = config
+    out = dict(policy=c["policy"], capacity=c["capacity"], budget=c["budget"],
+               top_k=c["top_k"], switch_cost=c["switch_cost"], quality=c["quality"],
+               seed=c["seed"], params=c["params"], engine=c["engine"], mode=c["mode"],
+               steps=steps)
+    mods = admissions  # a paging step changes S only by admitting
+    out.update(scored_steps=steps, hits=hits, hit_rate=hits / steps,
+               mean_precision=hits / steps, mean_quality=hits / steps,
+               miss_cost=float(steps - hits), modifications=mods, admissions=mods,
+               evictions=evictions, max_occupancy=max_occupancy, too_large=too_large,
+               requested_size=requested_size, hit_size=hit_size,
+               size_hit_rate=hit_size / requested_size,
+               cost=float(steps - hits) + c["switch_cost"] * mods, elapsed_s=elapsed_s)
+    return out
 
 
 def check_engine(engine: str, engine_options: dict | None) -> dict:

@@ -191,11 +191,16 @@ class TraceBuffer(_SemanticArrays):
 @dataclasses.dataclass(eq=False)
 class PagingBuffer:
     """The requests of a paging trace still being written (an adversary), over ``n_keys``
-    dense object ids; request t must be set before step t runs."""
+    dense object ids; request t must be set before step t runs.
+
+    An empty buffer is what a streamed run is made with (its requests come with
+    :meth:`LiveRun.feed <simulator.live_run.LiveRun.feed>`); ``sized`` says whether they
+    carry sizes (an adversary's carry none).
+    """
 
     requests: np.ndarray
     n_keys: int
-    sized = False  # unit sizes: an adversary's requests carry none
+    sized: bool = False
 
     @property
     def steps(self) -> int:

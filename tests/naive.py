@@ -72,11 +72,14 @@ def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", 
     cls = POLICIES[policy]
     if cls.unbounded:
         capacity = budget = math.inf
+    # the policy plans with K, or with a budget alone with B (the most items B can hold)
+    plan = capacity if capacity is not None else (budget if budget is not None else math.inf)
     if capacity is None:
         capacity = math.inf
     budget = math.inf if budget is None else budget
     sizes = trace.item_sizes.tolist()
-    pol = cls(Ctx(capacity, dict(params or {}), seed, switch_cost))
+    pol = cls(Ctx(plan, dict(params or {}), seed, switch_cost))
+    pol.item_sizes = sizes  # what a size-aware twin reads (naive_policies.arriving_size)
     queries = trace.queries.tolist()
     items = trace.items.tolist()
     qtopic = trace.query_topics.tolist()

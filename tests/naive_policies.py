@@ -111,40 +111,59 @@ class RegretGate:
 class Thompson:
     """Alg. 2 eviction: per cached item Beta(1 + r_i, 1 + β_step·⌊(age_i − r_i)/Δ⌋);
     samples drawn in increasing key order; evict argmin sample + γ/(1 + age_i/scale).
-    r_i counts retrievals, or only relevant retrievals with ``reward="relevant"``."""
+    r_i counts retrievals, or only relevant retrievals with ``reward="relevant"``.
+
+    Sizes (docs/model.md §2.5): one draw per arrival.  The first victim of step t draws
+    and scores every item cached then; the later victims of step t are the lowest
+    remaining scores of that draw (ties: the smaller key).  ``evict_rank="per_size"``
+    ranks by score / size instead."""
 
     defaults = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0,
-                "reward": "retrieved"}
+                "reward": "retrieved", "evict_rank": "sample"}
     salt = 0x7450
 
     def __init__(self, p, seed):
         self.p = p
         self.rng = SplitMix64(seed, self.salt)
         self.retrieved = {}
+        self.size = {}
+        self.draw = (None, {})  # (step, key -> score) of the latest draw
 
     def on_retrieve(self, keys, relevant):
         for key, rel in zip(keys, relevant):
             if rel or self.p["reward"] == "retrieved":
                 self.retrieved[key] += 1
 
-    def on_insert(self, key):
+    def on_insert(self, key, size=1):
         self.retrieved[key] = 0
+        self.size[key] = size
 
     def on_evict(self, key):
-        del self.retrieved[key]
+        del self.retrieved[key], self.size[key]
 
     def victim(self, t, cache):
         p = self.p
-        best = None
-        for key in sorted(cache):
-            age = t - cache[key].adm
-            r = self.retrieved[key]
-            a = 1.0 + r
-            b = 1.0 + p["beta_step"] * math.floor((age - r) / p["delta"])
-            score = self.rng.beta(a, b) + p["gamma"] / (1.0 + age / p["novelty_scale"])
-            if best is None or score < best[0]:
-                best = (score, key)
-        return best[1]
+        if self.draw[0] != t:  # the first victim of this arrival: draw for everyone
+            scores = {}
+            for key in sorted(cache):
+                age = t - cache[key].adm
+                r = self.retrieved[key]
+                a = 1.0 + r
+                b = 1.0 + p["beta_step"] * math.floor((age - r) / p["delta"])
+                score = self.rng.beta(a, b) + p["gamma"] / (1.0 + age / p["novelty_scale"])
+                if p["evict_rank"] == "per_size":
+                    score = score / self.size[key]
+                scores[key] = score
+            self.draw = (t, scores)
+        scores = self.draw[1]
+        return min(cache, key=lambda k: (scores[k], k))
+
+
+def arriving_size(policy, t):
+    """The size of step t's arrival as a twin is told it: ``item_sizes`` (one per step,
+    set on a subclass by the sized tests), or 1 when not told (a unit-size run)."""
+    sizes = getattr(policy, "item_sizes", None)
+    return 1 if sizes is None else sizes[t]
 
 
 class SolarE(Naive):
@@ -158,7 +177,7 @@ class SolarE(Naive):
         self.ts.on_retrieve(keys, relevant)
 
     def on_insert(self, t, key):
-        self.ts.on_insert(key)
+        self.ts.on_insert(key, arriving_size(self, t))
 
     def on_evict(self, t, key):
         self.ts.on_evict(key)
@@ -183,15 +202,19 @@ class Solar(SolarE):
 
 class SolarA(Naive):
     """Evict argmin w_rec·exp(−age/age_scale) + w_use·r/max(1, age) + w_nov·(1 − nn),
-    nn = max(0, highest cosine to another cached item); ties to the smaller key."""
+    nn = max(0, highest cosine to another cached item); ties to the smaller key.
+
+    Sizes: each victim of a step is scored afresh over the items still cached (nn follows
+    the departures); ``evict_rank="per_size"`` ranks by score / size."""
 
     defaults = {**RegretGate.defaults, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
-                "age_scale": 100.0}
+                "age_scale": 100.0, "evict_rank": "score"}
 
     def __init__(self, ctx):
         super().__init__(ctx)
         self.gate = RegretGate(self.p, ctx.switch_cost)
         self.retrieved = {}
+        self.size = {}
 
     def on_feedback(self, t, loss, quality):
         self.gate.observe(loss)
@@ -205,9 +228,10 @@ class SolarA(Naive):
 
     def on_insert(self, t, key):
         self.retrieved[key] = 0
+        self.size[key] = arriving_size(self, t)
 
     def on_evict(self, t, key):
-        del self.retrieved[key]
+        del self.retrieved[key], self.size[key]
 
     def victim(self, t, key, x, cache):
         p = self.p
@@ -219,6 +243,8 @@ class SolarA(Naive):
             score = (p["w_recency"] * math.exp(-age / p["age_scale"])
                      + p["w_use"] * self.retrieved[it.key] / max(1, age)
                      + p["w_novelty"] * (1.0 - nn))
+            if p["evict_rank"] == "per_size":
+                score = score / self.size[it.key]
             scores.append((score, it.key))
         return min(scores)[1]
 
@@ -262,14 +288,25 @@ class Arc(Naive):
     Lists are Python lists, LRU first.  A retrieval or a re-arrival is a request hit
     (to the MRU end of T2; within one R_t the worst match first, so the best ends MRU);
     a non-cached arrival is a request miss, a ghost hit iff its key is in B1 or B2.
+
+    Sizes: the sized tests set ``budget`` (and ``item_sizes``, see :func:`arriving_size`)
+    on a subclass.  With a budget, c = B and each list's size is the total size of its
+    keys (a ghost keeps its item's size); without one, c = K and every key counts 1.
     """
+
+    budget = None
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        self.c = ctx.capacity
+        self.c = ctx.capacity if self.budget is None else self.budget
         self.t1, self.t2, self.b1, self.b2 = [], [], [], []
+        self.size = {}  # key -> weight, for cached keys and ghosts
         self.p_target = 0.0
         self.ghost = 0  # ghost list of the arriving key (0: none)
+        self.w = 1  # the arriving item's weight
+
+    def total(self, lst):
+        return sum(self.size[k] for k in lst)
 
     def _hit(self, key):
         (self.t1 if key in self.t1 else self.t2).remove(key)
@@ -283,7 +320,8 @@ class Arc(Naive):
         self._hit(key)
 
     def admit(self, t, key, x, cache):
-        b1, b2 = len(self.b1), len(self.b2)
+        self.w = 1 if self.budget is None else arriving_size(self, t)
+        b1, b2 = self.total(self.b1), self.total(self.b2)
         self.ghost = 1 if key in self.b1 else 2 if key in self.b2 else 0
         if self.ghost == 1:
             self.p_target = min(self.p_target + max(b2 / b1, 1.0), self.c)
@@ -291,21 +329,28 @@ class Arc(Naive):
         elif self.ghost == 2:
             self.p_target = max(self.p_target - max(b1 / b2, 1.0), 0.0)
             self.b2.remove(key)
+        if self.ghost:
+            del self.size[key]
         return True
+
+    def _drop_oldest(self, ghosts):
+        del self.size[ghosts.pop(0)]
 
     def victim(self, t, key, x, cache):
         c = self.c
         t1, t2, b1, b2 = self.t1, self.t2, self.b1, self.b2
-        assert len(t1) + len(b1) <= c and len(t1) + len(t2) + len(b1) + len(b2) <= 2 * c
         if self.ghost == 0:  # case IV
-            if len(t1) + len(b1) == c:
+            if self.total(t1) + self.total(b1) + self.w > c:
                 if not b1:
-                    return t1.pop(0)  # no ghost
-                b1.pop(0)
-            elif len(t1) + len(t2) + len(b1) + len(b2) == 2 * c and b2:
-                b2.pop(0)
+                    v = t1.pop(0)  # no ghost
+                    del self.size[v]
+                    return v
+                self._drop_oldest(b1)
+            elif sum(map(self.total, (t1, t2, b1, b2))) >= 2 * c and b2:
+                self._drop_oldest(b2)
         # REPLACE
-        if (t1 and (len(t1) > self.p_target or (len(t1) == self.p_target and self.ghost == 2))) \
+        n1 = self.total(t1)
+        if (t1 and (n1 > self.p_target or (n1 == self.p_target and self.ghost == 2))) \
                 or not t2:
             v = t1.pop(0)
             b1.append(v)
@@ -316,6 +361,7 @@ class Arc(Naive):
 
     def on_insert(self, t, key):
         (self.t2 if self.ghost else self.t1).append(key)
+        self.size[key] = self.w
         self.ghost = 0
 
     def on_evict(self, t, key):
@@ -323,6 +369,7 @@ class Arc(Naive):
         for lst in (self.t1, self.t2):
             if key in lst:
                 lst.remove(key)
+                del self.size[key]
 
 
 class Belady(Naive):

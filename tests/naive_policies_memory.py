@@ -72,6 +72,9 @@ class Memory(Naive):
         return Fraction(sum(r for _, r in u) + prior, len(u) + 2 * prior)
 
     def victim(self, t, key, x, cache):
+        """Least useful first; asked again after each eviction, it names the next least
+        useful, so an arrival that needs room for several goes down one ranking (sizes
+        play no part)."""
         return min(cache, key=lambda k: (self.utility(k, prior=1), cache[k].adm, k))
 
     def delete(self, t, cache):

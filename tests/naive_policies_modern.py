@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 
 from naive_model import MASK, SplitMix64
-from naive_policies import Naive
+from naive_policies import Naive, arriving_size
 
 class Sieve(Naive):
     """SIEVE: queue oldest first, a visited bit per item, a hand (a key, or None = oldest).
@@ -71,27 +71,53 @@ class RandomEvict(Naive):
         return self.items[int(self.rng.uniform() * len(self.items))]
 
 
-def ghost_push(ghost: list, key, size):
-    """Append ``key`` to a FIFO of at most ``size`` keys (the oldest leaves when full)."""
-    if size > 0:
-        if len(ghost) >= size:
-            ghost.pop(0)
-        ghost.append(key)
+class Sized:
+    """Weights for the queue-sharing twins: the sized tests set ``budget`` (and
+    ``item_sizes``, see :func:`naive_policies.arriving_size`) on a subclass.  With a budget
+    the cache size is c = B and an item weighs its size; without one, c = K and every item
+    weighs 1."""
+
+    budget = None
+
+    def setup_weights(self, ctx):
+        self.c = ctx.capacity if self.budget is None else self.budget
+        self.size = {}  # key -> weight, for cached keys and ghosts
+        self.w = 1  # the arriving item's weight
+
+    def note_arrival(self, t):
+        self.w = 1 if self.budget is None else arriving_size(self, t)
+
+    def total(self, keys):
+        return sum(self.size[k] for k in keys)
 
 
-class S3Fifo(Naive):
-    """S3-FIFO as libCacheSim's S3FIFO.c: small (max(1, ⌊0.1K⌋)), main (the rest) and ghost
-    (⌊0.9K⌋ keys) FIFOs, oldest first; freq += 1 per request, 0 on admission."""
+def ghost_push(ghost: list, sizes: dict, key, size, cap):
+    """Append ``key`` (weight ``size``) to a FIFO whose weights may total ``cap``: the
+    oldest keys leave until it fits; a key heavier than ``cap`` is not remembered."""
+    if size > cap:
+        return
+    while sum(sizes[k] for k in ghost) + size > cap:
+        del sizes[ghost.pop(0)]
+    ghost.append(key)
+    sizes[key] = size
+
+
+class S3Fifo(Sized, Naive):
+    """S3-FIFO as libCacheSim's S3FIFO.c: small (max(1, ⌊0.1c⌋)), main (the rest) and ghost
+    (⌊0.9c⌋) FIFOs, oldest first, measured in weights; freq += 1 per request, 0 on
+    admission; an arrival heavier than small's share is refused."""
 
     defaults = {"small_ratio": 0.1, "ghost_ratio": 0.9, "move_threshold": 2}
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        k = ctx.capacity
-        self.small_size = max(1, int(k * self.p["small_ratio"]))
-        self.main_size = k - self.small_size
-        self.ghost_size = int(k * self.p["ghost_ratio"])
+        self.setup_weights(ctx)
+        c = self.c
+        self.small_size = max(1, int(c * self.p["small_ratio"]))
+        self.main_size = c - self.small_size
+        self.ghost_size = int(c * self.p["ghost_ratio"])
         self.small, self.main, self.ghost = [], [], []
+        self.ghost_w = {}
         self.freq = {}
         self.has_evicted = False
         self.ghost_hit = False
@@ -105,15 +131,17 @@ class S3Fifo(Naive):
         self.freq[key] += 1
 
     def admit(self, t, key, x, cache):
+        self.note_arrival(t)
         self.ghost_hit = key in self.ghost
         if self.ghost_hit:
             self.ghost.remove(key)
-        return True
+            del self.ghost_w[key]
+        return self.w <= self.small_size
 
     def victim(self, t, key, x, cache):
         self.has_evicted = True
         while True:
-            if len(self.main) > self.main_size or not self.small:
+            if self.total(self.main) > self.main_size or not self.small:
                 while self.freq[self.main[0]] >= 1:  # a 2-bit clock
                     k = self.main.pop(0)
                     self.freq[k] = min(self.freq[k], 3) - 1
@@ -131,30 +159,37 @@ class S3Fifo(Naive):
         (self.small if key in self.small else self.main).remove(key)
         del self.freq[key]
         if key == self.to_ghost:
-            ghost_push(self.ghost, key, self.ghost_size)
+            ghost_push(self.ghost, self.ghost_w, key, self.size[key], self.ghost_size)
+        del self.size[key]
         self.to_ghost = None
 
     def on_insert(self, t, key):
-        if self.ghost_hit or (not self.has_evicted and len(self.small) >= self.small_size):
+        if self.ghost_hit or (not self.has_evicted
+                              and self.total(self.small) >= self.small_size):
             self.main.append(key)
         else:
             self.small.append(key)
         self.freq[key] = 0
+        self.size[key] = self.w
         self.ghost_hit = False
 
 
-class TwoQ(Naive):
-    """2Q as libCacheSim's TwoQ.c: A1in FIFO (max(1, ⌊0.25K⌋)), Am LRU, A1out ghost FIFO
-    (⌊0.5K⌋ keys); lists oldest / least recent first."""
+class TwoQ(Sized, Naive):
+    """2Q as libCacheSim's TwoQ.c: A1in FIFO (max(1, ⌊0.25c⌋)), Am LRU (the rest), A1out
+    ghost FIFO (⌊0.5c⌋), measured in weights; lists oldest / least recent first.  An
+    arrival heavier than A1in's share is refused.  A ghost hit entering Am first moves
+    Am's least recent keys to ``deferred`` while Am's weight plus its own exceeds Am's
+    share; deferred keys are the next victims, oldest first, and requests leave them be."""
 
     defaults = {"in_ratio": 0.25, "out_ratio": 0.5}
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        k = ctx.capacity
-        self.in_size = max(1, int(k * self.p["in_ratio"]))
-        self.out_size = int(k * self.p["out_ratio"])
-        self.a1in, self.am, self.a1out = [], [], []
+        self.setup_weights(ctx)
+        self.in_size = max(1, int(self.c * self.p["in_ratio"]))
+        self.out_size = int(self.c * self.p["out_ratio"])
+        self.a1in, self.am, self.a1out, self.deferred = [], [], [], []
+        self.out_w = {}
         self.ghost_hit = False
         self.to_ghost = None
 
@@ -171,25 +206,38 @@ class TwoQ(Naive):
         self._request(key)
 
     def admit(self, t, key, x, cache):
+        self.note_arrival(t)
         self.ghost_hit = key in self.a1out
         if self.ghost_hit:
             self.a1out.remove(key)
-        return True
+            del self.out_w[key]
+        return self.w <= self.in_size
 
     def victim(self, t, key, x, cache):
-        if len(self.a1in) > self.in_size or not self.am:
+        if self.deferred:
+            return self.deferred[0]
+        if self.total(self.a1in) > self.in_size or not self.am:
             self.to_ghost = self.a1in[0]
             return self.a1in[0]
         return self.am[0]
 
     def on_evict(self, t, key):
-        (self.a1in if key in self.a1in else self.am).remove(key)
+        for lst in (self.a1in, self.am, self.deferred):
+            if key in lst:
+                lst.remove(key)
         if key == self.to_ghost:
-            ghost_push(self.a1out, key, self.out_size)
+            ghost_push(self.a1out, self.out_w, key, self.size[key], self.out_size)
+        del self.size[key]
         self.to_ghost = None
 
     def on_insert(self, t, key):
-        (self.am if self.ghost_hit else self.a1in).append(key)
+        if self.ghost_hit:
+            while self.am and self.total(self.am) + self.w > self.c - self.in_size:
+                self.deferred.append(self.am.pop(0))
+            self.am.append(key)
+        else:
+            self.a1in.append(key)
+        self.size[key] = self.w
         self.ghost_hit = False
 
 
@@ -211,52 +259,66 @@ def xxh64_u64(value: int, seed: int) -> int:
 
 class CountMin:
     """libCacheSim's minimalIncrementCBF for ``entries`` at error 0.001, as it behaves: 10
-    cells (a + i·b) mod 2³² mod n, a/b = low 32 bits of XXH64(key + 1) under two seeds; an
-    update adds 1 to every cell, an estimate is the minimum."""
+    cells (a + i·b) mod 2³² mod n, a/b = low 32 bits of XXH64(key + 1) under two seeds,
+    n = ceil(bpe·entries) capped at 2³¹ − 1 (20 when below 10), ``entries`` read as a
+    32-bit signed int; an update adds 1 to every cell, an estimate is the minimum.
+    Counters live in a dict (a cell never touched is 0), since n can be 2³¹ − 1."""
 
     def __init__(self, entries):
         bpe = -math.log(0.001) / 0.480453013918201
         self.hashes = math.ceil(0.693147180559945 * bpe)
-        n = math.ceil(bpe * entries)
+        entries = (entries + 2**31) % 2**32 - 2**31
+        n = min(math.ceil(bpe * entries), 2**31 - 1)
         self.cells_n = 2 * self.hashes if n < self.hashes else n
-        self.c = [0] * self.cells_n
+        self.c = {}
 
     def cells(self, key):
         a, b = (xxh64_u64(key + 1, seed) & 0xFFFFFFFF for seed in (0x12345678, 0x12344321))
         return [((a + i * b) & 0xFFFFFFFF) % self.cells_n for i in range(self.hashes)]
 
     def estimate(self, key):
-        return min(self.c[x] for x in self.cells(key))
+        return min(self.c.get(x, 0) for x in self.cells(key))
 
     def add(self, key):
         for x in self.cells(key):
-            self.c[x] += 1
+            self.c[x] = self.c.get(x, 0) + 1
 
     def halve(self):
-        self.c = [v >> 1 for v in self.c]
+        self.c = {x: v >> 1 for x, v in self.c.items()}
 
 
-class TinyLfu(Naive):
+class TinyLfu(Sized, Naive):
     """W-TinyLFU as libCacheSim's WTinyLFU.c (+ SLRU seg-size=1:4), per the module docstring.
 
-    window W = max(1, ⌊0.01K⌋), main M = K − W, probation P = max(1, ⌊M/5⌋) (0 if M = 0),
-    protected M − P; lists least recent first."""
+    window W = max(1, ⌊0.01c⌋), main M = c − W, probation P = max(1, ⌊M/5⌋) (0 if M = 0),
+    protected M − P, all in weights; lists least recent first.  An arrival heavier than W
+    is refused.  Keys libCacheSim would evict when no victim is asked for go to
+    ``deferred``: the next victims, oldest first; requests leave them be."""
 
     defaults = {"window_ratio": 0.01}
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        k = ctx.capacity
-        self.w_size = max(1, int(k * self.p["window_ratio"]))
-        self.m_size = k - self.w_size
+        self.setup_weights(ctx)
+        c = self.c
+        self.w_size = max(1, int(c * self.p["window_ratio"]))
+        self.m_size = c - self.w_size
         self.p_size = max(1, int(1.0 / 5 * self.m_size)) if self.m_size else 0
         self.q_size = self.m_size - self.p_size
-        self.window, self.prob, self.prot = [], [], []
+        self.window, self.prob, self.prot, self.deferred = [], [], [], []
         self.sketch = CountMin(self.m_size)
         self.main_hits = 0
         self.taken = None  # main's victim, already removed by victim()
 
+    def _main(self):
+        return self.total(self.prob) + self.total(self.prot)
+
+    def _main_victim(self):
+        return self.prob[0] if self.prob else self.prot[0]
+
     def _request(self, key):
+        if key in self.deferred:
+            return
         if key in self.window:
             self.window.remove(key)
             self.window.append(key)
@@ -272,8 +334,10 @@ class TinyLfu(Naive):
             return
         self.prob.remove(key)
         self.prot.append(key)
-        if len(self.prot) > self.q_size:
+        while self.total(self.prot) > self.q_size:
             self.prob.append(self.prot.pop(0))
+            while self.total(self.prob) > self.p_size:
+                self.deferred.append(self.prob.pop(0))
 
     def on_retrieve(self, t, keys, relevant):
         for key in reversed(keys):  # worst match first
@@ -283,22 +347,33 @@ class TinyLfu(Naive):
         self._request(key)
 
     def _into_main(self, key):
-        if len(self.prob) < self.p_size:
+        w = self.size[key]
+        if self.total(self.prob) + w <= self.p_size:
             self.prob.append(key)
-        elif len(self.prot) < self.q_size:
+        elif self.total(self.prot) + w <= self.q_size:
             self.prot.append(key)
         else:
+            while (self.prob or self.prot) and self._main() + w > self.m_size:
+                victim = self._main_victim()
+                (self.prob if victim in self.prob else self.prot).remove(victim)
+                self.deferred.append(victim)
             self.prob.append(key)
 
+    def admit(self, t, key, x, cache):
+        self.note_arrival(t)
+        return self.w <= self.w_size
+
     def victim(self, t, key, x, cache):
+        if self.deferred:
+            return self.deferred[0]
         while self.window:
             w = self.window[0]
-            if len(self.prob) + len(self.prot) < self.m_size:
+            if self._main() + self.size[w] <= self.m_size:
                 self._into_main(self.window.pop(0))
                 self.sketch.add(w)
                 continue
-            if self.m_size > 0:
-                m = self.prob[0] if self.prob else self.prot[0]
+            if self.prob or self.prot:
+                m = self._main_victim()
                 if self.sketch.estimate(w) > self.sketch.estimate(m):
                     (self.prob if m in self.prob else self.prot).remove(m)
                     self._into_main(self.window.pop(0))
@@ -307,18 +382,17 @@ class TinyLfu(Naive):
                     return m
             self.sketch.add(w)
             return w
-        return self.prob[0] if self.prob else self.prot[0]
+        return self._main_victim()
 
     def on_evict(self, t, key):
-        if key == self.taken:
-            self.taken = None
-            return
-        for lst in (self.window, self.prob, self.prot):
-            if key in lst:
-                lst.remove(key)
+        if key != self.taken:
+            for lst in (self.window, self.prob, self.prot, self.deferred):
+                if key in lst:
+                    lst.remove(key)
+        self.taken = None
+        del self.size[key]
 
     def on_insert(self, t, key):
         self.window.append(key)
+        self.size[key] = self.w
         self.sketch.add(key)
-
-

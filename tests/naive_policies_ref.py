@@ -172,7 +172,10 @@ class IgGate:
 
 class RefThompson:
     """``authors_thompson``: Beta(2, 1) prior, α += 1 per retrieval step, β += 0.05 at every
-    5th step's feedback for items not retrieved then, bonus from 3-NN distance."""
+    5th step's feedback for items not retrieved then, bonus from 3-NN distance.
+
+    Sizes: the first victim of step t draws θ for every item cached then; later victims of
+    step t keep those θ, with the bonus taken over the items still cached."""
 
     defaults = {"prior_alpha": 2.0, "prior_beta": 1.0, "decay_every": 5, "decay_amount": 0.05,
                 "novelty_bonus": 0.3, "neighbours": 3}
@@ -182,6 +185,7 @@ class RefThompson:
         self.p = p
         self.rng = SplitMix64(seed, self.salt)
         self.alpha, self.beta, self.last_hit = {}, {}, {}
+        self.draw = (None, {})  # (step, key -> θ) of the latest draw
 
     def on_retrieve(self, t, keys):
         for key in keys:
@@ -202,12 +206,15 @@ class RefThompson:
     def on_evict(self, key):
         del self.alpha[key], self.beta[key], self.last_hit[key]
 
-    def victim(self, cache):
+    def victim(self, t, cache):
         items = in_admission_order(cache)
+        if self.draw[0] != t:  # the first victim of this arrival: draw for everyone
+            self.draw = (t, {it.key: self.rng.beta(self.alpha[it.key], self.beta[it.key])
+                             for it in items})
         k_nn = min(int(self.p["neighbours"]), len(items) - 1)
         best = None
         for it in items:
-            theta = self.rng.beta(self.alpha[it.key], self.beta[it.key])
+            theta = self.draw[1][it.key]
             novelty = 0.5
             if k_nn > 0:
                 sims = [similarity(it.vec, o.vec) for o in items if o.key != it.key]
@@ -238,7 +245,7 @@ class SolarERef(Naive):
         self.ts.on_evict(key)
 
     def victim(self, t, key, x, cache):
-        return self.ts.victim(cache)
+        return self.ts.victim(t, cache)
 
 
 class GatedRef:
@@ -269,7 +276,8 @@ class SolarRef(GatedRef, SolarERef):
 
 class SolarARef(GatedRef, Naive):
     """Evict the first lowest w_r·exp(−(t − last use)/scale) + w_u·r/seen + w_n·d in
-    admission order; d = clip01(1 − highest cosine to another item), 1 when alone."""
+    admission order; d = clip01(1 − highest cosine to another item), 1 when alone.
+    Sizes: each victim of a step is scored afresh over the items still cached."""
 
     defaults = {**IgGate.defaults, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
                 "age_scale": 100.0}

@@ -32,10 +32,11 @@ def test_semantic_benchmark(benchmark):
 def test_run_all_quick():
     rows = bench.run_all(quick=True)
     assert [r["name"] for r in rows] == ["paging-fifo", "paging-lru", "paging-arc",
+                                         "sized-fifo", "sized-lru", "overhead-sized-fifo",
                                          "semantic-fifo", "simpy-fifo"]
     assert all(r["hits_equal"] for r in rows)
     assert all(r["ours_req_per_s"] > 0 and r["baseline_req_per_s"] > 0 for r in rows)
-    assert [r["target_ratio"] for r in rows] == [5.0, 5.0, 5.0, 8.0, 0.5]
+    assert [r["target_ratio"] for r in rows] == [5.0, 5.0, 5.0, 3.0, 3.0, 1 / 1.3, 8.0, 0.5]
     assert all(r["meets_target"] == (r["ratio"] >= r["target_ratio"]) for r in rows)
 
 

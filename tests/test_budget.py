@@ -6,16 +6,14 @@ The contract (simulator.policy_checks.budget) holds every registered policy to t
 and to "a unit-size budget of K is a capacity of K"; this file compares exact decisions.
 """
 
-import os
-import pathlib
-
 import numpy as np
 import pytest
 
+from cloud_physics import BINARY, CSV, MiB, both_traces
 from naive import naive_paging_run, naive_run
 from simulator.cli import main
 from simulator.errors import InputError
-from simulator.live_run import budget_value
+from simulator.run_options import budget_value
 from simulator.policy_checks import sized_requests, sized_trace
 from simulator.runner import run
 
@@ -97,33 +95,26 @@ def test_a_budget_alone_sets_no_count_limit_and_is_recorded():
     assert s["capacity"] == 10 and s["budget"] is None
 
 
-DATA = pathlib.Path(os.environ.get("SEMCACHE_DATA", "/nonexistent")) / "libcachesim-traces"
 libcachesim = pytest.importorskip("libcachesim")
-MiB = 1 << 20
 BYTE_EXACT = {"fifo": ("FIFO", None), "lru": ("LRU", None), "lfu": ("LFU", {"tie": "bucket"}),
-              "sieve": ("Sieve", None)}
-CSV_PARAMS = {"obj-id-col": 5, "obj-size-col": 4, "header": "true", "delimiter": ","}
+              "sieve": ("Sieve", None), "arc": ("ARC", None), "s3fifo": ("S3FIFO", None),
+              "twoq": ("TwoQ", None)}
 
 
 @pytest.fixture(scope="module")
 def cloud_physics():
-    from simulator.trace_formats import load
-
-    if not (DATA / "cloudPhysicsIO.csv").exists():
-        pytest.skip("no libcachesim-traces data")
-    return {"bin": load(DATA / "cloudPhysicsIO.oracleGeneral.bin"),
-            "csv": load(DATA / "cloudPhysicsIO.csv", trace_params=CSV_PARAMS)}
+    return both_traces()
 
 
 def _their_misses(source, name, budget):
     if source == "bin":
-        reader = libcachesim.TraceReader(str(DATA / "cloudPhysicsIO.oracleGeneral.bin"),
+        reader = libcachesim.TraceReader(str(BINARY),
                                          libcachesim.TraceType.ORACLE_GENERAL_TRACE)
     else:
         init = libcachesim.ReaderInitParam()
         init.obj_id_field, init.obj_size_field, init.delimiter = 5, 4, ","
         init.has_header = init.has_header_set = True
-        reader = libcachesim.TraceReader(str(DATA / "cloudPhysicsIO.csv"),
+        reader = libcachesim.TraceReader(str(CSV),
                                          libcachesim.TraceType.CSV_TRACE, init)
     misses, byte_misses = getattr(libcachesim, name)(budget).process_trace(reader)
     return round(misses * 113_872), byte_misses
@@ -145,7 +136,7 @@ def test_byte_budgets_equal_libcachesim_on_the_real_trace(cloud_physics, source,
 
 
 def test_the_run_table_shows_the_budget_and_the_byte_hit_rate(cloud_physics, capsys):
-    trace = str(DATA / "cloudPhysicsIO.oracleGeneral.bin")
+    trace = str(BINARY)
     assert main(["run", "--trace", trace, "--policy", "fifo", "--budget", "256MiB"]) == 0
     out = capsys.readouterr().out
     byte_hit_rate = run(cloud_physics["bin"], "fifo", budget=256 * MiB).summary()[

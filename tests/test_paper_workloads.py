@@ -9,6 +9,7 @@ import workloads
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
+from workloads import item_sizes
 from workloads.drift import active_sets
 from workloads.topic_space import round_robin_keys, trace_statistics
 
@@ -78,7 +79,10 @@ def test_shapes_dtypes_and_metadata(name):
     np.testing.assert_array_equal(tr.items, tr.items[first][inverse.ravel()])
     np.testing.assert_array_equal(tr.item_topics, tr.item_topics[first][inverse.ravel()])
     assert tr.meta["workload"] == name and tr.meta["seed"] == 3
-    assert tr.meta["params"] == workloads.get(name).resolve_params(SMALL[name])
+    resolved = workloads.get(name).resolve_params(SMALL[name])
+    # unsized, the size parameters are left out, so the trace is as it was before them
+    assert resolved["sizes"] == "none"
+    assert tr.meta["params"] == {k: v for k, v in resolved.items() if k not in item_sizes.PARAMS}
 
 
 @pytest.mark.parametrize("name", PAPER)

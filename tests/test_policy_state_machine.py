@@ -161,7 +161,8 @@ class HookDriver:
 
 PARAMS = {"tie": ["admission", "bucket"], "alpha": [0.0, 0.5], "tau0": [0.0, 0.5, 2.0],
           "tau": [0.3, 1.0], "delta": [1, 3], "beta_step": [0.0, 0.5], "gamma": [0.0, 1.0],
-          "novelty_scale": [1.0], "reward": ["retrieved", "relevant"], "w_recency": [0.0, 1.0], "w_use": [0.0, 1.0],
+          "novelty_scale": [1.0], "reward": ["retrieved", "relevant"], "w_recency": [0.0, 1.0],
+          "w_use": [0.0, 1.0],
           "w_novelty": [0.0, 1.0], "age_scale": [1.0], "small_ratio": [0.0, 0.3, 1.0],
           "ghost_ratio": [0.0, 2.0], "move_threshold": [1, 3], "in_ratio": [0.0, 0.6, 1.0],
           "out_ratio": [0.0, 2.0], "window_ratio": [0.0, 0.3],

@@ -48,7 +48,8 @@ def test_fifo_thrashes_on_cycling(quick_docs):
 @pytest.mark.skipif("locomo" not in HERE, reason="no LoCoMo data or text extra here")
 def test_locomo_table_layout(quick_docs):
     doc, _ = quick_docs["locomo"]
-    assert doc["columns"] == ["K=10", "K=20", "K=50", "K=100"]
+    assert doc["columns"] == ["K=10", "K=20", "K=50", "K=100",
+                              "B=500", "B=1000", "B=2000", "B=4000"]
     rows = [r["policy"] for r in doc["rows"]]
     assert rows[:6] == ["unlimited", "fifo", "lru", "lfu", "arc", "solar_e"]
     assert {"solar: modification rate", "solar_a: modification rate"} <= set(rows)
@@ -59,6 +60,10 @@ def test_locomo_table_layout(quick_docs):
         for c in doc["columns"]:
             assert row[c]["paper"] is None and 0.0 <= row[c]["mean"] <= 1.0
     assert "LLM answer F1" in doc["paper_note"] and "1 conversation(s)" in doc["notes"][0]
+    # the token budgets' notes: what a turn costs, and which policies change rank
+    assert any(n.startswith("B = token budget") and "special tokens not counted" in n
+               for n in doc["notes"])
+    assert any(n.startswith("rank by mean hit@3, turns (K) → tokens (B)") for n in doc["notes"])
 
 
 def test_authors_expectations_are_findings(quick_docs):

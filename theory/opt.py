@@ -17,7 +17,8 @@ Methods, tried in this order (``method="auto"``):
     type are interchangeable.  Used when there are fewer types than arrivals.  Limits:
     C(K + τ, τ) <= 2·10⁵ states and T·C(K + τ, τ) <= 3·10⁷.
 ``items``
-    :mod:`theory.opt_dp`, state = set of arrivals; exact for every miss function.  Limits:
+    :mod:`theory.opt_dp`, state = set of arrivals; exact for every miss function, and the
+    one method exact under a budget that binds (below).  Limits:
     T <= 3 000 (the T x T similarity table) and Σ_t Σ_{j<=K} C(t + 1, j) <= 4·10⁷
     (so T <= 3 000 for K = 1, 620 for K = 2, 175 for K = 3, 86 for K = 4); about 2.5 s
     for K = 3, T = 150.
@@ -25,6 +26,18 @@ Methods, tried in this order (``method="auto"``):
     :mod:`theory.opt_bounds`: when no exact method fits (or when forced), a certified lower
     bound and the cheapest real schedule found; ``opt_cost`` is then None, ``exact`` False
     and ``method`` reads ``"bounds:<lower method>+<upper method>"``.
+
+Sizes and a budget (``budget=``, docs/model.md §1.8; :mod:`theory.opt_sized`).  Without a
+budget sizes play no part and every result is as above.  With one, caches must also keep
+Σ sizes <= B; the count limit in effect is K_B = min(K, the most items B can hold) (K may
+then be None).  If every set of at most K_B items fits in B (always with unit sizes, and
+when K binds before B), the budget *is* the count limit K_B and every method above is
+exact.  Otherwise the budget binds: only ``items`` takes sizes (exact under both limits);
+``flow``, ``topics`` and ``counts`` are refused when forced and skipped by ``auto``; and
+``bounds`` gives a certified lower bound (``lp-knapsack``: the arrival LP with the knapsack
+rows Σ s_i x_i <= B; or a count-limit relaxation with K_B) and the cheapest
+budget-respecting schedule.  The record then adds ``budget``, ``count_limit`` (K_B) and
+``budget_binds``.
 
 An exact result has ``lower_bound = upper_bound = opt_cost``.  Costs count misses on scored
 steps only, like ``RunResult.summary()``; the returned schedule, replayed, costs
@@ -44,6 +57,11 @@ Examples
 >>> b = opt(tr, capacity=1, top_k=1, switch_cost=0.5, method="bounds")
 >>> b.opt_cost, b.exact, b.lower_bound <= 4.5 <= b.upper_bound
 (None, False, True)
+>>> sized = Trace.from_arrays(queries=tr.queries, items=tr.items, query_topics=topics,
+...                           item_topics=topics, item_sizes=[2, 1, 2, 1, 2, 1])
+>>> s = opt(sized, capacity=None, top_k=1, switch_cost=0.5, budget=1)  # topic 0 never fits
+>>> s.opt_cost, s.method, s.exact, s.config["budget_binds"]  # keep topic 1: miss 0, 1, 2, 4
+(4.5, 'items', True, True)
 """
 
 from __future__ import annotations
@@ -52,9 +70,10 @@ import dataclasses
 import math
 
 from simulator.errors import InputError
+from simulator.live_run import budget_value
 from simulator.runner import check_options
 from simulator.trace import Trace
-from theory import opt_bounds, opt_counts, opt_dp, opt_flow, opt_topics
+from theory import opt_bounds, opt_counts, opt_dp, opt_flow, opt_sized, opt_topics
 from theory.opt_model import build_model, replay, schedule_from_sets
 
 METHODS = ("auto", "flow", "topics", "counts", "items", "bounds")
@@ -75,9 +94,11 @@ class OptResult:
     """OPT of one instance.
 
     ``schedule`` has ``admitted`` (the key admitted at each step, or -1) and ``evicted``
-    (the keys leaving the cache at each step); replayed with
-    :func:`theory.opt_model.replay` it costs ``upper_bound`` (= ``opt_cost`` when exact).
-    ``opt_cost`` is None when the result is only bounds.
+    (every key leaving the cache at each step: under a budget one step may evict several);
+    replayed with :func:`theory.opt_model.replay` (with the budget, if any) it costs
+    ``upper_bound`` (= ``opt_cost`` when exact).  ``opt_cost`` is None when the result is
+    only bounds.  ``config`` holds the options, and under a budget ``budget``,
+    ``count_limit`` and ``budget_binds`` (:class:`theory.opt_sized.BudgetPlan`).
     """
 
     opt_cost: float | None
@@ -138,38 +159,58 @@ def _items_fits(trace, capacity):
     return None
 
 
-def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
-        quality: str = "hit", method: str = "auto") -> OptResult:
+def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
+        quality: str = "hit", method: str = "auto", budget=None) -> OptResult:
     """Offline optimum min Σ ℓ_t + λ·N over all schedules from an empty cache, or bounds.
 
     Parameters
     ----------
     trace : Trace
-        A semantic trace (paging traces have Belady's algorithm instead).
+        A semantic trace (paging traces have Belady's algorithm instead: optimal with unit
+        sizes among schedules that admit every miss, a heuristic with sizes; see
+        :mod:`simulator.policies.belady`).
     capacity, top_k, switch_cost, quality
-        K, k, λ and the quality measure of docs/model.md §1
+        K, k, λ and the quality measure of docs/model.md §1; ``capacity`` may be None
+        (no count limit) only with a budget.
     method : {"auto", "flow", "topics", "counts", "items", "bounds"}
         ``auto``: the first exact method that applies and fits, else bounds.  An exact
         name forces that method (it must apply and fit); ``bounds`` skips exact methods.
+    budget : int or str, optional
+        B, the most total size cached (docs/model.md §1.8): an integer in the trace's size
+        unit or text such as ``"128MiB"``.  None: no budget, and sizes play no part.
 
     Raises
     ------
     InputError
-        Bad options, a paging trace, or a forced exact method that does not apply or fit.
+        Bad options, a paging trace, or a forced exact method that does not apply or fit
+        (under a binding budget only ``items`` does).
     """
     check_options(capacity, top_k, switch_cost, quality)
     if not isinstance(trace, Trace):
         raise InputError("opt needs a semantic trace; for a paging trace use the 'belady' "
-                         "policy, which is optimal there")
+                         "policy (optimal with unit sizes when every miss is admitted; "
+                         "with sizes a heuristic)")
     if method not in METHODS:
         raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}", "method")
-    K, k, lam = int(capacity), int(top_k), float(switch_cost)
+    budget = budget_value(budget)
+    if capacity is None and budget is None:
+        raise InputError("capacity must be an integer >= 1 unless a budget is given, got None",
+                         "capacity")
+    K, k, lam = None if capacity is None else int(capacity), int(top_k), float(switch_cost)
     config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
+    budget_plan = None
+    if budget is not None:
+        budget_plan = opt_sized.plan(trace, K, budget)
+        config.update(budget_plan.config())
+        K = budget_plan.count_limit  # the problem solved: exactly the count limit K_B ...
+    sized = budget_plan is not None and budget_plan.binds  # ... unless sizes bind too
     refused = []
     cost = sets = chosen = None
     topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))
     for name in {"auto": EXACT, "bounds": ()}.get(method, (method,)):
-        if name in ("flow", "topics"):
+        if sized and name != "items":
+            why = opt_sized.refusal(name)
+        elif name in ("flow", "topics"):
             fits = _flow_fits if name == "flow" else _topics_fits
             why = fits(trace, K, k)
             if why is None:
@@ -186,7 +227,8 @@ def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
         else:
             why = _items_fits(trace, K)
             if why is None:
-                cost, sets = opt_dp.solve(build_model(trace, k, quality), K, lam)
+                limits = (budget_plan.sizes, budget) if sized else ()
+                cost, sets = opt_dp.solve(build_model(trace, k, quality), K, lam, *limits)
         if why is None:
             chosen = name
             break
@@ -194,13 +236,27 @@ def opt(trace, capacity: int, top_k: int = 3, switch_cost: float = 0.0,
     if chosen is None and method not in ("auto", "bounds"):
         raise InputError(f"method {method!r} cannot solve this instance: " + "; ".join(refused))
     if chosen is None:
-        lower, upper, name, schedule = opt_bounds.bounds(trace, K, k, lam, quality)
+        if sized:
+            lower, upper, name, schedule = opt_sized.bounds(trace, budget_plan, k, lam, quality)
+        else:
+            lower, upper, name, schedule = opt_bounds.bounds(trace, K, k, lam, quality)
+            if budget is not None:  # K_B's schedule fits the budget (module docstring): check
+                _check_replay(trace, schedule, K, k, lam, quality, budget, upper, name)
         return OptResult(opt_cost=None, exact=False, lower_bound=lower, upper_bound=upper,
                          method=name, schedule=schedule, config=config)
     schedule = schedule_from_sets(trace.item_keys, sets)
     # The schedule is replayed with the model's definitions: a DP bug cannot go unnoticed.
-    check = replay(trace, schedule, K, k, lam, quality)
-    if not math.isclose(check, cost, rel_tol=1e-9, abs_tol=1e-9):
-        raise RuntimeError(f"OPT ({chosen}) schedule replays to {check}, not {cost}")
+    _check_replay(trace, schedule, K, k, lam, quality, budget, cost, chosen)
     return OptResult(opt_cost=cost, exact=True, lower_bound=cost, upper_bound=cost,
                      method=chosen, schedule=schedule, config=config)
+
+
+def _check_replay(trace, schedule, K, k, lam, quality, budget, cost, name) -> None:
+    """Replay ``schedule`` with the model's definitions (and the budget): it must be
+    feasible and cost ``cost``, or a solver bug is reported rather than returned."""
+    try:
+        check = replay(trace, schedule, K, k, lam, quality, budget)
+    except ValueError as err:
+        raise RuntimeError(f"OPT ({name}) schedule is infeasible: {err}") from None
+    if not math.isclose(check, cost, rel_tol=1e-9, abs_tol=1e-9):
+        raise RuntimeError(f"OPT ({name}) schedule replays to {check}, not {cost}")

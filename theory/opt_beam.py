@@ -1,8 +1,8 @@
 """Feasible schedules for OPT's upper bound: a beam search and the registry's policies.
 
-Every schedule here is a real one (S_{t+1} ⊆ S_t ∪ {e_t}, |S_{t+1}| <= K, a cached key is
-never re-admitted), so its replayed cost (:func:`theory.opt_model.replay`) bounds OPT from
-above.
+Every schedule here is a real one (S_{t+1} ⊆ S_t ∪ {e_t}, |S_{t+1}| <= K, within the
+budget when there is one, a cached key is never re-admitted), so its replayed cost
+(:func:`theory.opt_model.replay`) bounds OPT from above.
 
 Beam search.  States are caches as sets of arrival indices (:mod:`theory.opt_model`).
 From each state the moves are keep, add e_t, swap one member for e_t, and delete one
@@ -15,6 +15,11 @@ the number of states it is the exact item DP.  :mod:`theory.opt_bounds` runs hor
 and 64 (neither wins everywhere) and keeps the better.  The width defaults to a work
 budget: K = 5, T = 500 gets 64 states, about 0.3 s (horizon 16) and 1 s (64); long traces
 get a narrower beam.
+
+With a budget B (docs/model.md §1.8) a move that admits e_t is kept only if the cache
+then fits (Σ sizes <= B), and one more move admits e_t evicting the oldest members until
+it fits, for an arrival that needs two or more victims; the beam is then a heuristic even
+at full width.  Policies run with the same budget and log every victim.
 """
 
 from __future__ import annotations
@@ -48,11 +53,11 @@ def _set_hash(members, n):
 
 
 @njit
-def _beam(sim, rel, w, keys, k, qcode, K, lam, W, H, par, rem, add):
+def _beam(sim, rel, w, keys, k, qcode, K, lam, W, H, par, rem, add, sizes, budget, budgeted):
     T = w.shape[0]
     wsteps = np.flatnonzero(w > 0)  # the lookahead skips steps that cost nothing
     nxt = np.searchsorted(wsteps, np.arange(T + 1))
-    C = W * (2 * K + 2)
+    C = W * (2 * K + 3) if budgeted else W * (2 * K + 2)
     mem = np.zeros((W, K), np.int64)
     cnt = np.zeros(W, np.int64)
     f = np.zeros(W)
@@ -76,22 +81,40 @@ def _beam(sim, rel, w, keys, k, qcode, K, lam, W, H, par, rem, add):
         for s in range(n):
             c = cnt[s]
             cached = False
+            used = 0
             for j in range(c):
                 cached |= keys[mem[s, j]] == keys[t]
+                used += sizes[mem[s, j]]
+            # the oldest members to drop so that e_t fits (the extra move of a budget)
+            oldest = 0
+            room = used + sizes[t]
+            while budgeted and oldest < c and (room > budget or c - oldest >= K):
+                room -= sizes[mem[s, oldest]]
+                oldest += 1
             # moves: -1 = none removed; members stay sorted (t exceeds every member)
-            for move in range(2 * c + 2):
+            for move in range(2 * c + (3 if budgeted else 2)):
+                first = 0  # members [0, first) leave too (the oldest-first move)
                 if move == 0:
                     drop, put = -1, False
                 elif move == 1:
                     drop, put = -1, True
                 elif move < c + 2:
                     drop, put = move - 2, True
-                else:
+                elif move < 2 * c + 2:
                     drop, put = move - c - 2, False
-                if put and (cached or (drop < 0 and c == K)):
+                else:
+                    drop, put, first = -1, True, oldest
+                    if oldest < 2 or sizes[t] > budget:
+                        continue  # one victim is a swap move; a too-large e_t never fits
+                if put and (cached or (drop < 0 and c - first == K)):
                     continue
+                if budgeted and put:
+                    after = room if first else \
+                        used - (sizes[mem[s, drop]] if drop >= 0 else 0) + sizes[t]
+                    if after > budget:
+                        continue
                 m = 0
-                for j in range(c):
+                for j in range(first, c):
                     if j != drop:
                         cmem[nc, m] = mem[s, j]
                         m += 1
@@ -105,7 +128,8 @@ def _beam(sim, rel, w, keys, k, qcode, K, lam, W, H, par, rem, add):
                     ahead += set_loss(wsteps[r], cmem[nc], m, sim, rel, w, k, qcode)
                 cpri[nc] = ccost[nc] + ahead
                 cpar[nc] = s
-                crem[nc] = mem[s, drop] if drop >= 0 else -1
+                # a removed arrival, -1 for none, or -2 - n for the n oldest members
+                crem[nc] = mem[s, drop] if drop >= 0 else (-1 if first == 0 else -2 - first)
                 cadd[nc] = put
                 chash[nc] = _set_hash(cmem[nc], m) | np.uint64(1)
                 nc += 1
@@ -140,10 +164,11 @@ def _beam(sim, rel, w, keys, k, qcode, K, lam, W, H, par, rem, add):
 
 
 def beam(model: MissModel, capacity: int, switch_cost: float, width: int | None = None,
-         horizon: int = DEFAULT_HORIZON):
+         horizon: int = DEFAULT_HORIZON, sizes=None, budget: int | None = None):
     """Beam search over item sets: ``(cost, sets)`` of the best schedule found, S_0 … S_T.
 
-    ``cost`` is the schedule's Σ ℓ_t + λ·N computed with the model's losses.
+    ``cost`` is the schedule's Σ ℓ_t + λ·N computed with the model's losses.  With a
+    ``budget``, ``sizes`` (per arrival) must be given and every cache fits the budget.
     """
     T = model.w.shape[0]
     K = max(1, min(int(capacity), T))
@@ -153,8 +178,11 @@ def beam(model: MissModel, capacity: int, switch_cost: float, width: int | None 
     par = np.zeros((max(T - 1, 1), W), np.int64)
     rem = np.full((max(T - 1, 1), W), -1, np.int64)
     add = np.zeros((max(T - 1, 1), W), np.bool_)
+    budgeted = budget is not None
+    sizes = np.ones(T, np.int64) if sizes is None else np.asarray(sizes, np.int64)
     cost, best = _beam(model.sim, model.rel, model.w, model.keys, model.top_k, model.qcode,
-                       K, float(switch_cost), W, int(horizon), par, rem, add)
+                       K, float(switch_cost), W, int(horizon), par, rem, add, sizes,
+                       np.int64(budget if budgeted else 0), budgeted)
     moves = []
     s = int(best)
     for t in range(T - 2, -1, -1):
@@ -163,6 +191,8 @@ def beam(model: MissModel, capacity: int, switch_cost: float, width: int | None 
     sets = [frozenset()]
     for t, (drop, put) in enumerate(reversed(moves)):
         nxt = set(sets[-1]) - {drop}
+        if drop <= -2:  # the -2 - drop oldest members (arrival order) left
+            nxt -= set(sorted(sets[-1])[:-2 - drop])
         if put:
             nxt.add(t)
         sets.append(frozenset(nxt))
@@ -170,19 +200,28 @@ def beam(model: MissModel, capacity: int, switch_cost: float, width: int | None 
     return float(cost), sets
 
 
-def policy_runs(trace, capacity: int, top_k: int, switch_cost: float, quality: str):
+def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, quality: str,
+                budget: int | None = None):
     """``[(policy, schedule, cost)]`` for every bounded semantic registry policy (seed 0).
 
     ``schedule`` has the :func:`~theory.opt_model.replay` layout: the key admitted at each
-    step (or -1) and the keys evicted or deleted there.
+    step (or -1) and the keys evicted or deleted there (every victim of a sized run, from
+    its eviction log).  ``budget`` runs them with that budget (``capacity`` None: no count
+    limit).
     """
     out = []
     for name, pol in REGISTRY.items():
         if pol.unbounded or "semantic" not in pol.modes:
             continue
+        kw = {} if budget is None else {"budget": budget}
         r = run(trace, name, capacity=capacity, top_k=top_k, switch_cost=switch_cost,
-                quality=quality, seed=0)
-        gone = [sorted(int(x) for x in pair if x >= 0) for pair in zip(r.evicted, r.deleted)]
+                quality=quality, seed=0, **kw)
+        victims = [[int(e)] if e >= 0 else [] for e in r.evicted]
+        if r.evict_log is not None:  # a step of a sized run may evict several
+            victims = [[] for _ in victims]
+            for t, key in r.evict_log.tolist():
+                victims[t].append(int(key))
+        gone = [sorted(v + ([int(d)] if d >= 0 else [])) for v, d in zip(victims, r.deleted)]
         out.append((name, {"admitted": [int(a) for a in r.admitted], "evicted": gone},
                     float(r.summary()["cost"])))
     return out

@@ -55,8 +55,12 @@ BEAM_MAX_K = 62
 LP_TIME_LIMIT = 120.0  # seconds; a time-limited solve still certifies a weaker bound
 
 
-def trivial_bound(trace, capacity: int, top_k: int, quality: str) -> float:
-    """Σ_t w_t(1 − q̄_t) with q̄_t >= quality_t whatever the cache (forced losses)."""
+def trivial_bound(trace, capacity: int, top_k: int, quality: str, cacheable=None) -> float:
+    """Σ_t w_t(1 − q̄_t) with q̄_t >= quality_t whatever the cache (forced losses).
+
+    ``cacheable`` (bool per arrival, e.g. size <= budget): for ``hit`` and ``precision``
+    only those arrivals count as available (the others are never cached).
+    """
     T, w = trace.steps, effective_weights(trace)
     qt, it, keys = trace.query_topics, trace.item_topics, trace.item_keys
     if quality == "similarity":
@@ -74,8 +78,9 @@ def trivial_bound(trace, capacity: int, top_k: int, quality: str) -> float:
             extra = {int(e) for e in idx[ptr[t]:ptr[t + 1]]} & arrived - mine \
                 if trace.has_evidence else set()
             n_rel[t] = len(mine) + len(extra)
-            by_topic.setdefault(int(it[t]), set()).add(int(keys[t]))
-            arrived.add(int(keys[t]))
+            if cacheable is None or cacheable[t]:
+                by_topic.setdefault(int(it[t]), set()).add(int(keys[t]))
+                arrived.add(int(keys[t]))
         if quality == "hit":
             qbar = (n_rel > 0).astype(np.float64)
         else:

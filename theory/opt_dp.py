@@ -14,6 +14,15 @@ g_t(S) into all 2^|S| subsets of S.  When e_t's key is already cached (a re-stre
 nothing may be admitted (docs/model.md §6), so admissions read a second superset-minimum over the
 states that do not hold that key.
 
+Budget (docs/model.md §1.8).  With item sizes s_i and a budget B, a cache is feasible only
+if Σ_{i∈S} s_i <= B as well as |S| <= K.  The recursion is unchanged: an infeasible S gets
+g_t(S) = ∞, so it is never pushed into the superset minima (no feasible S' reads it as a
+predecessor) and never ends the schedule.  Reachability needs no further care, since
+S' ⊆ S ∪ {e_t} allows any number of evictions in one step (still one change, one λ), and
+an arrival larger than B is in no feasible set, so it is never cached.  The DP is then
+exact for the budgeted problem; its enumeration is the same (every set of at most K
+arrivals), so the caller passes the most items the budget can hold as K.
+
 Sets are indexed by their colex rank Σ_i C(c_i, i + 1) within their size block.  A set's
 colex rank does not depend on the size of the universe, so the arrays are allocated once
 and step t simply uses the prefix of ranks over arrivals {0 … t-1}.
@@ -72,8 +81,11 @@ def _next_colex(c, j):
 
 
 @njit
-def _dp(T, K, lam, sim, rel, w, k, qcode, keys, restream, C, off, back, back_off):
-    """Forward DP; returns (optimal cost, global rank of the best S_{T-1})."""
+def _dp(T, K, lam, sim, rel, w, k, qcode, keys, restream, C, off, back, back_off, sizes,
+        budget, budgeted):
+    """Forward DP; returns (optimal cost, global rank of the best S_{T-1}).
+
+    ``budgeted``: sets whose ``sizes`` total more than ``budget`` are infeasible."""
     N = off[K + 1]
     f = np.full(N, np.inf)
     g = np.full(N, np.inf)
@@ -94,7 +106,13 @@ def _dp(T, K, lam, sim, rel, w, k, qcode, keys, restream, C, off, back, back_off
                 r = off[j] + idx
                 H[r] = np.inf
                 Hn[r] = np.inf
-                if f[r] < np.inf:
+                fits = True
+                if budgeted and f[r] < np.inf:
+                    used = 0
+                    for m in range(j):
+                        used += sizes[c[m]]
+                    fits = used <= budget
+                if f[r] < np.inf and fits:
                     g[r] = f[r] + set_loss(t, c, j, sim, rel, w, k, qcode)
                 else:
                     g[r] = np.inf
@@ -173,7 +191,8 @@ def _local(r, C, off, t, K):
     return int(sum(C[t + 1, i] for i in range(j)) + r - off[j])
 
 
-def solve(model: MissModel, capacity: int, switch_cost: float):
+def solve(model: MissModel, capacity: int, switch_cost: float, sizes=None,
+          budget: int | None = None):
     """Exact OPT over item subsets: ``(cost, sets)`` with ``sets[t]`` = S_t, t = 0 … T.
 
     Parameters
@@ -184,6 +203,10 @@ def solve(model: MissModel, capacity: int, switch_cost: float):
         K >= 1.
     switch_cost : float
         λ >= 0.
+    sizes : array of int, optional
+        s_i per arrival (the trace's ``item_sizes``); needed with ``budget``.
+    budget : int, optional
+        B: only caches with Σ s_i <= B are feasible (module docstring).  None: no budget.
 
     Returns
     -------
@@ -206,8 +229,11 @@ def solve(model: MissModel, capacity: int, switch_cost: float):
     for t in range(T):
         restream[t] = keys[t] in seen
         seen.add(int(keys[t]))
+    budgeted = budget is not None
+    sizes = np.ones(T, np.int64) if sizes is None else np.asarray(sizes, np.int64)
     cost, best = _dp(T, K, float(switch_cost), model.sim, model.rel, model.w, model.top_k,
-                     model.qcode, keys, restream, C, off, back, back_off)
+                     model.qcode, keys, restream, C, off, back, back_off, sizes,
+                     np.int64(budget if budgeted else 0), budgeted)
     sets = [None] * (T + 1)
     r = int(best)
     sets[T - 1] = sets[T] = _unrank(r, C, off, K)

@@ -35,6 +35,14 @@ item alone gives quality_t − θ), because by LP duality max{f v + Σ c u : u <
 <= 1} = min_{θ >= f} θ + Σ_i x_i (c_i − θ)⁺, with O(pairs) nonzeros instead of
 O(pairs · thresholds).
 
+Budget (docs/model.md §1.8, :mod:`theory.opt_sized`).  With sizes s_i and a budget B the
+arrival relaxation adds the knapsack rows Σ_i s_i x_{i,t} <= B (on the steps where the
+variables' sizes could exceed B) and drops the arrivals with s_i > B, which are in no
+feasible cache (their pairs go, and with them any quality they could give).  Both hold for
+every feasible schedule, so the LP still relaxes OPT; the coefficients are the integer
+sizes themselves (exact in float64 below 2⁵³), never rescaled, so no rounding can cut off
+a feasible schedule.
+
 Topic relaxation (:func:`topic_lp`, ``precision`` with relevance by topic).  y_{b,t} =
 min(k, cached items of topic b) ∈ [0, min(k, K, keys of b arrived before t)];
 y_{b,t+1} <= y_{b,t} + [b_t = b] (only e_t enters; min(k, ·) grows by at most 1);
@@ -170,12 +178,13 @@ class _Rows:
         return A, (np.concatenate(self.rhs) if self.rhs else np.zeros(0))
 
 
-def arrival_pairs(model, quality, per_step=None):
+def arrival_pairs(model, quality, per_step=None, cacheable=None):
     """``(t, i, value, floor)``: the pairs that can lower ℓ_t, and a per-step quality floor.
 
     ``hit``/``precision``: the relevant pairs, floor 0.  ``similarity``: the ``per_step``
     largest clipped cosines c_{t,i} > 0 of each step (all when None); the others are
     covered by floor_t, the largest cosine left out (the threshold cut at θ = floor_t).
+    ``cacheable`` (bool per arrival): the others can never be cached and give no pairs.
     """
     T = model.w.shape[0]
     floor = np.zeros(T)
@@ -184,6 +193,8 @@ def arrival_pairs(model, quality, per_step=None):
     else:
         val = model.rel.astype(np.float64)
     val *= np.tri(T, T, -1, dtype=bool) & (model.w[:, None] > 0)
+    if cacheable is not None:
+        val *= np.asarray(cacheable, bool)[None, :]
     if quality == "similarity" and per_step is not None and per_step < T:
         floor = -np.sort(-val, axis=1)[:, int(per_step)]
         val[val <= floor[:, None]] = 0.0
@@ -191,8 +202,13 @@ def arrival_pairs(model, quality, per_step=None):
     return t, i, val[t, i], floor
 
 
-def arrival_lp(model, capacity: int, switch_cost: float, quality: str, pairs=None):
-    """The arrival-level relaxation as ``(LinearProgram, constant)``; OPT >= constant + LP."""
+def arrival_lp(model, capacity: int, switch_cost: float, quality: str, pairs=None,
+               sizes=None, budget: int | None = None):
+    """The arrival-level relaxation as ``(LinearProgram, constant)``; OPT >= constant + LP.
+
+    With a ``budget`` (and ``sizes`` per arrival) it adds the knapsack rows of the module
+    docstring; pass ``pairs`` from :func:`arrival_pairs` with ``cacheable`` = sizes <= B.
+    """
     T, K, lam, w = model.w.shape[0], int(capacity), float(switch_cost), model.w
     pt, pi, pv, floor = arrival_pairs(model, quality) if pairs is None else pairs
     L = np.full(T, -1, np.int64)
@@ -226,6 +242,11 @@ def arrival_lp(model, capacity: int, switch_cost: float, quality: str, pairs=Non
     full = np.flatnonzero(per_t > K)
     sel = np.flatnonzero(np.isin(x_t, full))
     rows.add(full.size, np.searchsorted(full, x_t[sel]), sel, 1.0, K)
+    if budget is not None:  # Σ_i s_i x_{i,t} <= B where the sizes could exceed B
+        s_x = np.asarray(sizes, np.float64)[x_i]
+        over = np.flatnonzero(np.bincount(x_t, weights=s_x, minlength=T) > budget)
+        sel = np.flatnonzero(np.isin(x_t, over))
+        rows.add(over.size, np.searchsorted(over, x_t[sel]), sel, s_x[sel], float(budget))
     keys, last = model.keys, {}
     for s in range(T):
         same = last.setdefault(int(keys[s]), [])

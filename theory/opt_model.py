@@ -156,13 +156,15 @@ def schedule_from_sets(keys, sets) -> dict:
     return {"admitted": admitted, "evicted": evicted}
 
 
-def replay(trace, schedule: dict, capacity: int, top_k: int, switch_cost: float,
-           quality: str) -> float:
+def replay(trace, schedule: dict, capacity: int | None, top_k: int, switch_cost: float,
+           quality: str, budget: int | None = None) -> float:
     """Cost Σ ℓ_t + λ·N of a schedule, checking that it is feasible (docs/model.md §4).
 
-    The schedule names keys; the cached copy of a key is the arrival that admitted it.
-    Raises ``ValueError`` when the schedule admits a key already cached, evicts one that
-    is not, or exceeds the capacity.
+    The schedule names keys; the cached copy of a key is the arrival that admitted it, and
+    a step that evicts several keys is one change.  Raises ``ValueError`` when the schedule
+    admits a key already cached, evicts one that is not, exceeds the capacity (None: no
+    count limit) or, with a ``budget``, holds a total of ``trace.item_sizes`` above it
+    (docs/model.md §1.8).
     """
     w = effective_weights(trace)
     qt, it, keys = trace.query_topics, trace.item_topics, trace.item_keys
@@ -192,7 +194,11 @@ def replay(trace, schedule: dict, capacity: int, top_k: int, switch_cost: float,
                 raise ValueError(f"step {t}: admits key {a}, not the arriving uncached item")
             cached[a] = t
             changed = True
-        if len(cached) > capacity:
+        if capacity is not None and len(cached) > capacity:
             raise ValueError(f"step {t}: {len(cached)} items exceed capacity {capacity}")
+        if budget is not None:
+            used = sum(int(trace.item_sizes[i]) for i in cached.values())
+            if used > budget:
+                raise ValueError(f"step {t}: cached sizes total {used} > budget {budget}")
         mods += changed
     return total + switch_cost * mods

@@ -8,6 +8,7 @@ from typing import Callable
 from simulator import policies
 from simulator.errors import InputError
 from simulator.params import resolve
+from workloads import item_sizes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -15,7 +16,9 @@ class Workload:
     """One workload: ``make(params, seed)`` returns a Trace or PagingTrace.
 
     ``params`` maps every parameter name to its default; ``check_params(params)`` returns a
-    problem sentence or ``None``.
+    problem sentence or ``None``.  A synthetic workload declares ``sized=True`` and takes
+    the size parameters of :mod:`workloads.item_sizes` as well (``params`` then lists
+    them); ``make`` sees only its own parameters, and the sizes are added to its trace.
     """
 
     name: str
@@ -25,20 +28,36 @@ class Workload:
     check_params: Callable | None = None
     # whether the workload can generate here (False for data that is not on this machine)
     available: Callable = lambda: True
+    sized: bool = False
+    # a paging workload's requests in chunks, for files larger than memory:
+    # ``stream(params, seed, chunk_requests)`` yields ``(ids, sizes)`` as libCacheSim's
+    # files hold them (uint64 ids = the trace's ids + 1, since 0 is reserved; sizes or None)
+    stream: Callable | None = None
+
+    def __post_init__(self):
+        if self.sized:
+            object.__setattr__(self, "params", dict(self.params, **item_sizes.PARAMS))
 
     def resolve_params(self, given: dict | None) -> dict:
         out = resolve("workload", self.name, self.params, given)
-        if self.check_params is not None:
-            problem = self.check_params(out)
-            if problem:
-                raise InputError(f"workload '{self.name}': {problem}")
+        problems = [self.check_params(out) if self.check_params is not None else None,
+                    item_sizes.check(out) if self.sized else None]
+        for problem in filter(None, problems):
+            raise InputError(f"workload '{self.name}': {problem}")
         return out
+
+    def build(self, params: dict, seed: int):
+        """The trace of resolved ``params`` and ``seed``: ``make``'s, with sizes added."""
+        if not self.sized:
+            return self.make(params, seed)
+        own = {k: v for k, v in params.items() if k not in item_sizes.PARAMS}
+        return item_sizes.with_sizes(self.make(own, seed), params, seed)
 
     def generate(self, params: dict | None = None, seed: int = 0):
         """Validate ``params`` and build the trace for ``seed`` (an integer >= 0)."""
         if isinstance(seed, bool) or int(seed) != seed or seed < 0:
             raise InputError(f"seed must be an integer >= 0, got {seed!r}", "seed")
-        return self.make(self.resolve_params(params), int(seed))
+        return self.build(self.resolve_params(params), int(seed))
 
 
 def policy_params(p: dict, param: str, policy: str, defaults: dict | None = None) -> dict:

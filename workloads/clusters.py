@@ -62,4 +62,4 @@ def _make(p: dict, seed: int) -> Trace:
 WORKLOAD = Workload(
     name="clusters",
     summary="random topic centres; noisy queries and items, topics uniform or Zipf",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check, sized=True)

@@ -57,4 +57,4 @@ def _make(p: dict, seed: int):
 WORKLOAD = Workload(
     name="cycling",
     summary="m topics in strict round-robin over a fixed item pool (paper Table 8)",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check, sized=True)

@@ -72,4 +72,4 @@ def _make(p: dict, seed: int):
 WORKLOAD = Workload(
     name="drift",
     summary="phases with sliding active topic sets over a fixed item pool (non-stationary)",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check, sized=True)

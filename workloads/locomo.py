@@ -40,9 +40,14 @@ question's category, or 0 for a probe) and ``qa_index`` (its index in the conver
 Parameters: ``path`` (a LoCoMo folder or ``locomo10.json``; default ``$SEMCACHE_LOCOMO``,
 else ``locomo`` under the data home, :mod:`workloads.data_home`), ``conversations`` (comma-separated
 file stems or sample ids, e.g. ``26,30``; empty: all, in file order), ``placement``,
-``categories`` (default ``1,2,3,4,5``), ``max_turns`` (0: all), ``text`` and ``cache`` (the
-embedding cache root; default as in :mod:`workloads.text_embed`).  The seed draws the
-question targets and the probes; the texts and vectors are fixed by the data.
+``categories`` (default ``1,2,3,4,5``), ``max_turns`` (0: all), ``text``, ``cache`` (the
+embedding cache root; default as in :mod:`workloads.text_embed`) and ``sizes``: ``none``
+(every turn size 1: memory counted in turns) or ``tokens`` (a turn's size is its token
+count as embedded, ``"Speaker: text"`` under ``text=speaker``, by the model's own
+WordPiece tokenizer, :func:`workloads.text_embed.token_counts`: special tokens not
+counted, no truncation; at least 1), for memories budgeted in tokens
+(``--budget 2000``).  The seed draws the question targets and the probes; the texts and
+vectors are fixed by the data.
 """
 
 from __future__ import annotations
@@ -56,12 +61,13 @@ from simulator.errors import InputError
 from simulator.trace import Trace
 from workloads import locomo_data
 from workloads.base import Workload
-from workloads.text_embed import TextEmbedder
+from workloads.text_embed import TextEmbedder, token_counts
 
 PLACEMENTS = ("uniform", "end", "next")
 TEXTS = ("speaker", "raw")
+SIZES = ("none", "tokens")
 PARAMS = {"path": "", "conversations": "", "placement": "uniform", "categories": "1,2,3,4,5",
-          "max_turns": 0, "text": "speaker", "cache": ""}
+          "max_turns": 0, "text": "speaker", "cache": "", "sizes": "none"}
 
 
 def turn_text(turn, convention: str = "speaker") -> str:
@@ -89,6 +95,8 @@ def _check(p: dict) -> str | None:
         return f"placement must be one of {', '.join(PLACEMENTS)}, got {p['placement']!r}"
     if p["text"] not in TEXTS:
         return f"text must be one of {', '.join(TEXTS)}, got {p['text']!r}"
+    if p["sizes"] not in SIZES:
+        return f"sizes must be one of {', '.join(SIZES)}, got {p['sizes']!r}"
     if p["max_turns"] < 0:
         return f"max_turns must be >= 0 (0: every turn), got {p['max_turns']}"
     _categories(p["categories"])
@@ -190,6 +198,8 @@ def _make(p: dict, seed: int) -> Trace:
         weights=np.concatenate([part["weights"] for part in parts]),
         scored=np.concatenate([part["scored"] for part in parts]),
         item_keys=keys,
+        item_sizes=(np.maximum(token_counts(turn_texts), 1)[keys] if p["sizes"] == "tokens"
+                    else None),
         evidence_indptr=np.cumsum([0] + [len(e) for e in evidence]).astype(np.int64),
         evidence_indices=np.array([k for e in evidence for k in e], np.int64),
         meta=meta)

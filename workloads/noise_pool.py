@@ -134,4 +134,4 @@ WORKLOAD = Workload(
     name="noise_pool",
     summary="confusable topics (centre cosine distance 0.30): frozen-pool probe or stream "
             "(paper Tables 10, 11)",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check, sized=True)

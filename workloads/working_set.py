@@ -48,4 +48,4 @@ def _make(p: dict, seed: int):
 WORKLOAD = Workload(
     name="working_set",
     summary="stationary uniform or Zipf topics over a fixed item pool (paper Table 9)",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check, sized=True)

@@ -1,7 +1,9 @@
 """Zipf paging requests: the classical independent-reference model, for cross-checks.
 
 Object ``i`` (rank ``i + 1``) is requested with probability ∝ 1 / (i + 1)^alpha,
-independently at every step.
+independently at every step.  With ``sizes=lognormal`` object i has the i-th size of
+:mod:`workloads.item_sizes`.  ``semcache workload make zipf_paging --out F.oracleGeneral.zst``
+writes the requests in chunks, so a trace of 10⁹ requests never sits in memory.
 
 Examples
 --------
@@ -15,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.trace import PagingTrace
+from workloads import item_sizes
 from workloads.base import Workload
 
 PARAMS = {"steps": 100000, "objects": 10000, "alpha": 0.9}
@@ -29,11 +32,27 @@ def _check(p: dict) -> str | None:
     return None
 
 
+def _popularity(objects: int, alpha: float) -> np.ndarray:
+    weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
+    return weights / weights.sum()
+
+
 def zipf_requests(steps: int, objects: int, alpha: float, seed: int) -> np.ndarray:
     """``steps`` ids in ``0 .. objects-1``; id i is drawn with probability ∝ 1/(i+1)^alpha."""
     rng = np.random.default_rng(seed)
-    weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
-    return rng.choice(objects, size=steps, p=weights / weights.sum()).astype(np.int64)
+    return rng.choice(objects, size=steps, p=_popularity(objects, alpha)).astype(np.int64)
+
+
+def _stream(p: dict, seed: int, chunk_requests: int = 1 << 20):
+    """The requests of :func:`zipf_requests` (and their sizes) in chunks: the same draws
+    from the same generator, so the chunks joined are the whole trace."""
+    rng = np.random.default_rng(seed)
+    popularity = _popularity(p["objects"], p["alpha"])
+    by_id = item_sizes.draw(p["objects"], p, seed) if p["sizes"] != "none" else None
+    for start in range(0, p["steps"], chunk_requests):
+        ids = rng.choice(p["objects"], size=min(chunk_requests, p["steps"] - start),
+                         p=popularity)
+        yield (ids + 1).astype(np.uint64), None if by_id is None else by_id[ids]
 
 
 def _make(p: dict, seed: int) -> PagingTrace:
@@ -45,4 +64,4 @@ def _make(p: dict, seed: int) -> PagingTrace:
 WORKLOAD = Workload(
     name="zipf_paging",
     summary="paging requests with Zipf(alpha) popularity over a fixed set of objects",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check, sized=True, stream=_stream)

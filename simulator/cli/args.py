@@ -26,7 +26,8 @@ FLAGS = {"capacity": "--capacity", "capacities": "--capacity", "top_k": "--top-k
          "workers": "--workers", "scheduler": "--scheduler", "out": "--out",
          "delays": "--delays", "losses": "--losses", "plot": "--plot", "trace": "--trace",
          "trace_format": "--trace-format", "trace_params": "--trace-param", "budget": "--budget",
-         "budgets": "--budget", **ENGINE_FLAGS}
+         "budgets": "--budget", "chunk_requests": "--chunk-requests", "stream": "--stream",
+         **ENGINE_FLAGS}
 
 
 def flagged(error: InputError) -> str:

@@ -7,6 +7,16 @@ key): optimal when exact, else the feasible schedule that achieves the upper bou
 ``lower_bound``, ``upper_bound``, ``method``, ``schedule``, the options and the
 ``workload`` record of ``semcache run``.  An instance too big for every exact method gets
 bounds (:mod:`theory.opt_bounds`); ``--method bounds`` asks for them directly.
+
+``--budget B`` limits the total size cached (docs/model.md §1.8; without ``--capacity``
+there is then no count limit).  When every set of the items B can hold fits, B is a count
+limit and every method is exact; when sizes bind, only ``--method items`` is exact and
+beyond its limits the bounds of :mod:`theory.opt_sized` are printed, marked not exact.
+The JSON adds ``budget``, ``count_limit`` and ``budget_binds``, and a step's
+``schedule["evicted"]`` lists every key it evicted.  Without ``--budget`` a trace's sizes
+play no part (the unit-size optimum is the optimum).  Paging traces are refused: Belady's
+policy is their optimum with unit sizes (among schedules that admit every miss), and only
+a heuristic with sizes (its docstring).
 """
 
 from __future__ import annotations
@@ -15,24 +25,27 @@ from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import source
 from simulator.errors import InputError
+from simulator.trace import Trace
 
 
 def cmd_opt(args) -> int:
+    from simulator.live_run import DEFAULT_CAPACITY, budget_value
     from simulator.runner import check_options
     from theory.opt import opt
 
     check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     cli_args.check_seed(args.seed)
-    if args.budget is not None:
-        raise InputError("--budget: the offline optimum does not take sizes yet; it is "
-                         "computed for a count limit (--capacity) only")
+    budget = budget_value(args.budget)
     trace, record = source(args)
-    if trace.sized:
-        raise InputError("the offline optimum does not take sizes yet, and this trace has "
-                         "some; read it with --ignore-sizes for the unit-size optimum")
-    capacity = 10 if args.capacity is None else args.capacity
+    if not isinstance(trace, Trace):
+        raise InputError("semcache opt needs a semantic trace; for a paging trace run the "
+                         "'belady' policy (optimal with unit sizes when every miss is admitted; "
+                         "with sizes a heuristic)")
+    capacity = args.capacity
+    if capacity is None and budget is None:
+        capacity = DEFAULT_CAPACITY
     result = opt(trace, capacity, args.top_k, args.switch_cost, args.quality,
-                 method=args.method)
+                 method=args.method, budget=budget)
     doc = {"workload": record, **result.to_dict()}
     if args.json:
         out.emit_json(doc)
@@ -41,9 +54,17 @@ def cmd_opt(args) -> int:
         head = f"OPT = {result.opt_cost:g}, exact"
     else:
         head = f"OPT: bounds [{result.lower_bound:g}, {result.upper_bound:g}], not exact"
+    limits = "no count limit" if capacity is None else f"K = {capacity}"
+    if budget is not None:
+        limits += f", budget B = {budget}"
     out.print_line(f"{head} (method {result.method}); "
-                   f"K = {capacity}, k = {args.top_k}, λ = {args.switch_cost:g}, "
+                   f"{limits}, k = {args.top_k}, λ = {args.switch_cost:g}, "
                    f"quality {args.quality}, {trace.steps} steps")
+    if budget is not None and not result.config["budget_binds"]:
+        out.print_line(f"the budget acts as a count limit K = {result.config['count_limit']} "
+                       "(every set of that many items fits)")
+    elif budget is None and trace.sized:
+        out.print_line("item sizes play no part without --budget")
     if not result.exact:
         out.print_line("schedule achieving the upper bound:")
     sched = result.schedule

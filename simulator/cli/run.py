@@ -15,7 +15,7 @@ from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import mode_of, source
 from simulator.errors import InputError
-from simulator.live_run import budget_value
+from simulator.run_options import budget_value
 
 
 def _policy_names(text: str | None, mode: str) -> list:
@@ -52,6 +52,9 @@ def cmd_run(args) -> int:
     pol_params = cli_args.pairs("--policy-param", args.policy_param)
     if args.policy is not None:
         _policy_names(args.policy, "semantic")  # names are checked before any work
+    if args.stream:
+        doc = _streamed(args, pol_params)
+        return _report(args, doc)
     trace, record = source(args)
     mode = mode_of(trace)
     if args.paging and mode != "paging":
@@ -76,7 +79,10 @@ def cmd_run(args) -> int:
             summary["compiled_from_cache"] = engine_fast.loaded_from_disk(
                 policies.get(name), mode, result.config["budget"] is not None or trace.sized)
         runs.append(summary)
-    doc = {"workload": record, "runs": runs}
+    return _report(args, {"workload": record, "runs": runs})
+
+
+def _report(args, doc: dict) -> int:
     if args.out is not None:
         out.write_atomic(args.out, out.to_json(doc))
     if args.json:
@@ -84,6 +90,27 @@ def cmd_run(args) -> int:
     else:
         out.print_runs(doc)
     return 0
+
+
+def _streamed(args, pol_params: dict) -> dict:
+    """``--stream``: the trace file read in chunks (:mod:`simulator.stream_run`)."""
+    from simulator.stream_run import stream_run
+
+    if args.trace is None or args.trace.endswith(".npz"):
+        raise InputError("--stream reads a trace file in one of libCacheSim's formats "
+                         "(--trace F.oracleGeneral, .csv, .txt, .zst); an .npz or a workload "
+                         "is read whole (drop --stream)", "stream")
+    if args.engine != "fast":
+        raise InputError("--stream runs on the fast engine; drop --engine", "engine")
+    names = _policy_names(args.policy, "paging")
+    _check_policies(names, "paging", pol_params)
+    streamed = stream_run(args.trace, names, capacity=args.capacity, budget=args.budget,
+                          seed=args.seed, params=pol_params,
+                          chunk_requests=args.chunk_requests, **cli_args.trace_options(args))
+    tr = streamed.trace
+    record = {"trace": args.trace, "format": tr.format, "sized": tr.sized, "streamed": True,
+              "mode": "paging", "steps": tr.steps, "objects": tr.objects}
+    return {"workload": record, "runs": [r.summary() for r in streamed.runs]}
 
 
 def add_parser(sub) -> None:
@@ -102,6 +129,10 @@ def add_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of workload and policies")
     p.add_argument("--engine", default="fast", metavar="|".join(runner.ENGINES), help="engine")
     cli_args.add_engine_flags(p)
+    p.add_argument("--stream", action="store_true",
+                   help="read --trace in chunks (any length; offline policies excluded)")
+    p.add_argument("--chunk-requests", type=int, default=1 << 20, metavar="N",
+                   help="requests a chunk with --stream (default 1048576)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--out", metavar="FILE", help="also write the JSON to FILE (atomically)")
     p.set_defaults(func=cmd_run)

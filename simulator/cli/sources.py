@@ -37,7 +37,7 @@ def generate(name: str, given: dict, seed: int):
 
     workload = workloads.get(name)
     params = workload.resolve_params(given)
-    trace = workload.make(params, seed)
+    trace = workload.build(params, seed)
     return trace, describe(trace, {"name": workload.name, "params": params, "seed": seed})
 
 

@@ -1,15 +1,20 @@
 """``semcache workload list|make|show``: the registered workloads, their traces and statistics.
 
 ``list`` prints every workload with its parameters and defaults; ``make NAME --out F.npz``
-writes one trace file (docs/model.md §6) atomically; ``show NAME`` prints the parameters
+writes one trace file (docs/model.md §6) atomically, and a paging workload's ``--out
+F.oracleGeneral[.zst]`` writes libCacheSim's format (object ids + 1, since libCacheSim
+reserves 0), in chunks when the workload streams; ``show NAME`` prints the parameters
 and measured statistics of the generated trace.  Each takes ``--json``.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from simulator.cli import output as out
 from simulator.cli.args import check_seed, pairs
 from simulator.cli.sources import generate
+from simulator.errors import InputError
 
 
 def cmd_list(args) -> int:
@@ -27,13 +32,43 @@ def cmd_list(args) -> int:
 def cmd_make(args) -> int:
     check_seed(args.seed)
     out.check_writable(args.out)
-    trace, record = generate(args.name, pairs("--param", args.param), args.seed)
-    out.save_trace(trace, args.out)
+    if args.out.endswith(".npz"):
+        trace, record = generate(args.name, pairs("--param", args.param), args.seed)
+        out.save_trace(trace, args.out)
+    else:
+        record = _write_requests(args)
     if args.json:
         out.emit_json({"written": args.out, "workload": record})
     else:
         out.print_line(f"wrote {args.out}: {out.describe_source(record)}")
     return 0
+
+
+def _write_requests(args) -> dict:
+    """Write a paging workload as libCacheSim ``oracleGeneral`` (ids + 1: 0 is reserved),
+    in chunks when the workload can stream; returns its record."""
+    import workloads
+    from simulator.trace import PagingTrace
+    from simulator.trace_formats import oracle_general
+
+    if not args.out.endswith(tuple(e + z for e in oracle_general.EXTENSIONS
+                                   for z in ("", ".zst"))):
+        raise InputError(f"--out must end in .npz or in .oracleGeneral (.bin, .zst), got "
+                         f"{args.out!r}", "out")
+    workload = workloads.get(args.name)
+    params = workload.resolve_params(pairs("--param", args.param))
+    record = {"name": workload.name, "params": params, "seed": args.seed,
+              "mode": "paging", "format": "oracleGeneral"}
+    if workload.stream is not None:
+        oracle_general.write(args.out, workload.stream(params, args.seed))
+        return dict(record, steps=params["steps"])
+    trace = workload.build(params, args.seed)
+    if not isinstance(trace, PagingTrace):
+        raise InputError(f"--out {args.out}: an oracleGeneral file holds paging requests; "
+                         f"workload '{workload.name}' is semantic (write it as .npz)", "out")
+    ids = trace.object_ids.astype(np.uint64)[trace.requests] + np.uint64(1)
+    oracle_general.write(args.out, [(ids, trace.request_sizes if trace.sized else None)])
+    return dict(record, steps=trace.steps, objects=trace.n_keys)
 
 
 def cmd_show(args) -> int:
@@ -68,8 +103,9 @@ def add_parser(sub) -> None:
     lst = wsub.add_parser("list", help="the registered workloads and their parameters")
     lst.add_argument("--json", action="store_true", help="print one JSON object")
     lst.set_defaults(func=cmd_list)
-    mk = wsub.add_parser("make", help="write a workload's trace to an .npz file")
-    mk.add_argument("--out", metavar="FILE", required=True, help="the .npz file to write")
+    mk = wsub.add_parser("make", help="write a workload's trace to a file")
+    mk.add_argument("--out", metavar="FILE", required=True,
+                    help="the file to write: .npz, or (paging) .oracleGeneral[.zst]")
     _workload_options(mk)
     mk.add_argument("--json", action="store_true", help="print one JSON object")
     mk.set_defaults(func=cmd_make)

@@ -4,6 +4,10 @@ Three comparisons, each on one seeded trace that both sides process:
 
 * **paging**: our fast engine against libCacheSim 0.3.5's ``process_trace`` (C, reading the
   same trace from an ``oracleGeneral`` binary file) for FIFO, LRU and ARC on a Zipf trace;
+* **sized**: the same for FIFO and LRU with lognormal object sizes and a byte budget, on
+  10⁷ requests (long enough that libCacheSim's set-up is a small part of its time);
+* **overhead**: our sized loop (a budget no arrival reaches) against our unit-size loop,
+  FIFO on one unit-size trace: the cost of tracking sizes;
 * **semantic**: our FIFO engine against a plain numpy loop that does the same step with
   ``vecs[:n] @ q`` and ``np.argpartition`` (written below, as a user would);
 * **simpy**: the SimPy engine against a bare SimPy process that calls the same compiled
@@ -38,38 +42,31 @@ import simpy
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
 from simulator.runner import run
+from simulator.trace_formats import load, oracle_general
 from simulator.trace import PagingTrace, Trace
 from workloads.zipf_paging import zipf_requests
 
 PAGING_POLICIES = ("fifo", "lru", "arc")
-# the ratio each comparison should reach: paging 5x libCacheSim's C loop, the
-# semantic loop 8x a numpy loop, the SimPy engine half a bare SimPy process
-TARGETS = {"paging": 5.0, "semantic": 8.0, "simpy": 0.5}
+SIZED_POLICIES = ("fifo", "lru")
+# the ratio each comparison should reach: paging 5x libCacheSim's C loop (3x with byte
+# sizes), the sized loop at most 1.3x the unit-size loop's time, the semantic loop 8x a
+# numpy loop, the SimPy engine half a bare SimPy process
+TARGETS = {"paging": 5.0, "sized": 3.0, "overhead": 1 / 1.3, "semantic": 8.0, "simpy": 0.5}
 # our policy name -> libCacheSim cache class
 LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady": "Belady"}
 REPEATS = 7
-_ORACLE_GENERAL = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"),
-                            ("next", "<i8")])
 
 
 def write_oracle_general(requests, path):
-    """Write ``requests`` as libCacheSim ``oracleGeneral`` records (24 bytes each).
-
-    Fields: time (the request index), id (+1, since 0 is not a valid id), size 1, and
-    the index of the next request for the same id (-1: none), which Belady reads.
-    """
+    """Write dense-key ``requests`` as libCacheSim ``oracleGeneral`` records: ids + 1
+    (0 is not a valid id), size 1, and each request's next use, which Belady reads."""
     requests = np.asarray(requests, np.int64)
     n = requests.shape[0]
     nxt = np.full(n, -1, np.int64)
     order = np.argsort(requests, kind="stable")
     same = requests[order[1:]] == requests[order[:-1]]
     nxt[order[:-1][same]] = order[1:][same]
-    rec = np.empty(n, _ORACLE_GENERAL)
-    rec["time"] = np.arange(n)
-    rec["id"] = requests + 1
-    rec["size"] = 1
-    rec["next"] = nxt
-    rec.tofile(path)
+    oracle_general.write(path, [((requests + 1).astype(np.uint64), None, nxt)])
 
 
 def _libcachesim():
@@ -81,11 +78,13 @@ def _libcachesim():
     return libcachesim
 
 
-def libcachesim_run(path, policy, capacity, steps):
-    """(hits, seconds) of libCacheSim's ``policy`` over the oracleGeneral file ``path``."""
+def libcachesim_run(path, policy, capacity, steps, hashpower=17):
+    """(hits, seconds) of libCacheSim's ``policy`` over the oracleGeneral file ``path``;
+    ``capacity`` is its cache size (items, or bytes for a sized trace) and ``hashpower``
+    the log2 of its hash table's size (its documentation: at least the object count)."""
     lcs = _libcachesim()
     reader = lcs.TraceReader(path, lcs.TraceType.ORACLE_GENERAL_TRACE)
-    cache = getattr(lcs, LIBCACHESIM[policy])(capacity, hashpower=17)
+    cache = getattr(lcs, LIBCACHESIM[policy])(capacity, hashpower=hashpower)
     t0 = time.perf_counter()
     miss_ratio = cache.process_trace(reader)[0]
     seconds = time.perf_counter() - t0
@@ -144,6 +143,45 @@ def paging_benchmark(steps=1_000_000, objects=100_000, alpha=0.9, capacity=1000,
                            lambda: libcachesim_run(path, policy, capacity, steps))
             rows.append(_row(f"paging-{policy}", "libCacheSim", steps, *timed))
     return rows
+
+
+def sized_benchmark(steps=10_000_000, objects=1_000_000, alpha=0.9, budget=1 << 30,
+                    size_median=4096, seed=0, policies=SIZED_POLICIES) -> list[dict]:
+    """Byte-budgeted paging against libCacheSim, one row per policy: ``steps`` Zipf
+    requests over ``objects`` objects with lognormal sizes (``zipf_paging`` with
+    ``sizes=lognormal``), written as one oracleGeneral file that both sides read (ours
+    loads it, timed without the load); libCacheSim's hash table has room for every object.
+    """
+    import workloads
+
+    wl = workloads.get("zipf_paging")
+    p = wl.resolve_params({"steps": steps, "objects": objects, "alpha": alpha,
+                           "sizes": "lognormal", "size_median": size_median})
+    hashpower = max(int(objects - 1).bit_length(), 4)
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "sized.oracleGeneral")
+        oracle_general.write(path, wl.stream(p, seed))
+        trace = load(path)
+        for policy in policies:
+            timed = _timed(lambda: run(trace, policy, budget=budget),
+                           lambda: libcachesim_run(path, policy, budget, steps, hashpower))
+            rows.append(_row(f"sized-{policy}", "libCacheSim", steps, *timed))
+    return rows
+
+
+def sized_loop_benchmark(steps=10_000_000, objects=1_000_000, alpha=0.9, capacity=10_000,
+                         seed=0) -> dict:
+    """The sized loop against the unit-size loop (the baseline) on one unit-size trace:
+    FIFO with a budget no arrival reaches, against FIFO with the count limit alone."""
+    trace = PagingTrace.from_requests(zipf_requests(steps, objects, alpha, seed))
+
+    def unit():
+        result = run(trace, "fifo", capacity=capacity)
+        return int(result.summary()["hits"]), result.elapsed_s
+
+    timed = _timed(lambda: run(trace, "fifo", capacity=capacity, budget=1 << 60), unit)
+    return _row("overhead-sized-fifo", "unit-size loop", steps, *timed)
 
 
 def semantic_trace(steps, dim, seed, topics=50, noise=0.5):
@@ -234,11 +272,15 @@ def simpy_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0,
 
 
 def run_all(quick=False) -> list[dict]:
-    """Every benchmark row: paging FIFO, LRU and ARC, semantic FIFO, then SimPy FIFO.
+    """Every benchmark row: paging FIFO, LRU and ARC, sized FIFO and LRU, the sized loop's
+    overhead, semantic FIFO, then SimPy FIFO.
 
     ``quick`` uses traces a tenth of the default size (a smoke test, not a measurement).
     """
     if quick:
         return paging_benchmark(steps=100_000, objects=10_000, capacity=100) \
-            + [semantic_benchmark(steps=2000), simpy_benchmark(steps=2000)]
-    return paging_benchmark() + [semantic_benchmark(), simpy_benchmark()]
+            + sized_benchmark(steps=100_000, objects=10_000, budget=8 << 20) \
+            + [sized_loop_benchmark(steps=100_000, objects=10_000, capacity=100),
+               semantic_benchmark(steps=2000), simpy_benchmark(steps=2000)]
+    return paging_benchmark() + sized_benchmark() + [sized_loop_benchmark(),
+                                                     semantic_benchmark(), simpy_benchmark()]

@@ -31,7 +31,7 @@ import statistics
 from simulator import policies as policy_registry
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
-from simulator.live_run import budget_value
+from simulator.run_options import budget_value
 from simulator.runner import check_options, run
 from simulator.trace import Trace
 
@@ -94,7 +94,7 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
     seed_list = list(range(first_seed, first_seed + seeds))
     traces = {}
     for seed in seed_list:
-        traces[seed] = wl.make(resolved, seed)
+        traces[seed] = wl.build(resolved, seed)
         if not isinstance(traces[seed], Trace):
             raise InputError(f"workload {workload} makes a paging trace; the delay study "
                              "needs a semantic workload (the SimPy engine runs those only)",

@@ -51,7 +51,7 @@ import time
 
 from simulator import policies as registry
 from simulator import runner
-from simulator.live_run import budget_value
+from simulator.run_options import budget_value
 from simulator.experiments import sweep_cluster, sweep_store
 from simulator.experiments.code_id import code_id
 from simulator.errors import InputError
@@ -147,7 +147,7 @@ class Grid:
             return names  # every mode is fine: no need to build a trace
         from simulator.trace import PagingTrace
 
-        mode = "paging" if isinstance(wl.make(params, 0), PagingTrace) else "semantic"
+        mode = "paging" if isinstance(wl.build(params, 0), PagingTrace) else "semantic"
         if not names:
             return [n for n, p in registry.REGISTRY.items() if mode in p.modes]
         for name in names:
@@ -223,7 +223,7 @@ def compile_kernels(tasks: list) -> None:
     from simulator.trace import PagingTrace, Trace
 
     first = tasks[0]
-    if isinstance(workloads.get(first["workload"]).make(first["params"], first["seed"]),
+    if isinstance(workloads.get(first["workload"]).build(first["params"], first["seed"]),
                   PagingTrace):
         tiny = PagingTrace.from_requests(np.arange(2))
     else:

@@ -2,6 +2,9 @@
 
 Always admits; a full memory evicts the least useful record (lowest mean utility of the
 steps that retrieved it, see :mod:`~simulator.policies.parts.memory_rules`); deletes nothing.
+
+With sizes (docs/model.md §2.5): every arrival that fits the budget is admitted, and the
+least useful records go, one after another, until it fits.
 """
 
 from simulator.policies.parts import memory_rules as mr

@@ -13,42 +13,58 @@ Requests in semantic mode
     never a ghost hit and enters T1.  A ghost hit adapts p and enters T2, as in paging.
 
 Paging mode is classic ARC, exactly as libCacheSim 0.3.5 implements it (``ARC.c``), so hit
-counts agree request for request:
+counts agree request for request.  Every quantity below is a *size*: |L| is the total size
+of the items (or remembered keys) in list L, c the cache size, w the size of the arriving
+item.  With a budget B (docs/model.md §1.8), c = B and an item weighs its size, as in
+libCacheSim's byte-sized caches (metadata size 0); without one, c = K and every item
+weighs 1, which is classic ARC.  A ghost keeps the size its item had when evicted.
 
 * p is a float: a B1 hit adds max(|B2|/|B1|, 1) (capped at c), a B2 hit subtracts
   max(|B1|/|B2|, 1) (floored at 0), both ratios taken before the key leaves its ghost list;
-* REPLACE evicts the LRU of T1 into B1 iff |T1| >= 1 and (|T1| > p, or |T1| = p and the key
+* REPLACE evicts the LRU of T1 into B1 iff |T1| > 0 and (|T1| > p, or |T1| = p and the key
   is a B2 hit), or T2 is empty; otherwise the LRU of T2 into B2;
-* a miss in all four lists (case IV): if |T1| + |B1| = c, drop the LRU of B1 and REPLACE,
-  or, when B1 is empty, evict the LRU of T1 without a ghost; otherwise, when
-  |T1| + |T2| + |B1| + |B2| = 2c, drop the LRU of B2 (if any), then REPLACE.
+* a miss in all four lists (case IV), for each victim asked of it: if |T1| + |B1| + w > c,
+  drop the LRU of B1 and REPLACE, or, when B1 is empty, evict the LRU of T1 without a
+  ghost; otherwise, when |T1| + |T2| + |B1| + |B2| >= 2c, drop the LRU of B2 (if any),
+  then REPLACE.  A ghost hit's victims are all chosen by REPLACE.
 
-The fast engine runs a paging trace through ARC's own loop
-(:mod:`simulator.policies.parts.arc_paging_loop`), which gives the same hits as these hooks (tests
-hold them equal) at about twice the speed.
+With unit sizes the case IV test reads |T1| + |B1| = c, the textbook's.  On libCacheSim's
+CloudPhysics trace at budgets of 128 MiB to 1 GiB the misses and the byte miss ratio equal
+libCacheSim's (``tests/test_budget.py``).  One difference remains, which that trace never
+meets: an arrival larger than the budget never reaches the policy (§1.8), so its ghost
+entry stays and p does not move, where libCacheSim consumes the ghost hit (and adapts p)
+before it finds the object too large.
 
-Hooks: ``admit`` detects the ghost hit (it sees the arriving key first) and adapts p;
-``victim`` performs the ghost-list trimming and REPLACE's choice and remembers which ghost
-list the victim joins; ``on_evict`` puts the victim's key there.  Every hook is O(1).
+The fast engine runs a unit-size paging trace through ARC's own loop
+(:mod:`simulator.policies.parts.arc_paging_loop`), which gives the same hits as these
+hooks (tests hold them equal) at about twice the speed; sized runs use the hooks.
+
+Hooks: ``admit`` notes the arriving item's weight, detects the ghost hit (it sees the
+arriving key first) and adapts p; ``victim`` performs the ghost-list trimming and
+REPLACE's choice and remembers which ghost list the victim joins; ``on_evict`` puts the
+victim's key there with its size.  Every hook is O(1).
 """
 
 import numpy as np
 
 from simulator.config import njit
+from simulator.engine_fast import ARRIVING
 from simulator.policies.parts import arc_paging_loop
 from simulator.policies.base import Policy
 from simulator.policies.parts.linked_rows import free_row, push_front, unlink
 
 # Layout.  The four lists are circular doubly linked lists through a sentinel row
 # (sentinel.next = MRU end, sentinel.prev = LRU end) in one int64 table of
-# (prev, next, list, key) rows:
-#   rows 0 .. K-1              cached slots (list 1 = T1, 2 = T2)
-#   rows K, K+1                sentinels of T1 and T2
-#   rows K+2 .. 2K+2           ghost nodes (list 1 = B1, 2 = B2; unused ones form a
-#                              free list through `next`).  |B1| + |B2| <= K always: once
-#                              the cache is full a miss adds a ghost without dropping
-#                              one only while |T1| + |T2| + |B1| + |B2| < 2K
-#   rows 2K+3, 2K+4            sentinels of B1 and B2
+# (prev, next, list, key, size) rows:
+#   rows 0 .. S-1              cached slots (list 1 = T1, 2 = T2; key unused)
+#   rows S, S+1                sentinels of T1 and T2
+#   rows S+2 .. S+2+G          ghost nodes (list 1 = B1, 2 = B2; unused ones form a
+#                              free list through `next`).  G: min(K, keys) with unit
+#                              weights (|B1| + |B2| <= K always: once the cache is full
+#                              a miss adds a ghost without dropping one only while
+#                              |T1| + |T2| + |B1| + |B2| < 2K); with a budget, the number
+#                              of keys, since a ghost is a key not cached
+#   rows S+3+G, S+4+G          sentinels of B1 and B2
 #   last three rows            counters (below)
 # A second int64 array holds the per-key state: a bitmap of the keys that are ghosts
 # (words 0 .. W-1) and then each key's ghost node (word W + key, valid while its bit is
@@ -65,26 +81,29 @@ from simulator.policies.parts.linked_rows import free_row, push_front, unlink
 # that is called instead of inlined cost 10 ns or more a request (measured: 27 to 68 ns
 # against 17.7).  The rings live in ARC's own paging loop instead
 # (parts/arc_paging_loop.py, this policy's ``paging_loop``), which the fast engine runs
-# for paging traces; these hooks serve semantic mode, the SimPy engine and phase-by-phase
-# runs.
-_PREV, _NEXT, _LIST, _KEY = 0, 1, 2, 3
-# counters, as (row, column) from the end of the table
-_W, _S, _GHOSTS = (-3, 0), (-3, 1), (-3, 2)  # key words; slots S; B1's sentinel row
-_T1, _T2, _B1, _B2 = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
-_ARRIVAL, _DEST, _FREE, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
+# for unit-size paging traces; these hooks serve semantic mode, sized runs, the SimPy
+# engine and phase-by-phase runs.
+_PREV, _NEXT, _LIST, _KEY, _SIZE = 0, 1, 2, 3, 4
+# counters, as (row, column) from the end of the table; _T1 .. _B2 are total sizes
+_W, _S, _GHOSTS, _BYTES = (-3, 0), (-3, 1), (-3, 2), (-3, 3)  # key words; slots S; B1's
+_T1, _T2, _B1, _B2 = (-2, 0), (-2, 1), (-2, 2), (-2, 3)       # sentinel row; sizes or 1?
+_ARRIVAL, _DEST, _FREE, _K, _WEIGHT = (-1, 0), (-1, 1), (-1, 2), (-1, 3), (-1, 4)
 
 
 def _init(ctx):
-    # rows: S slots, the T1 and T2 sentinels, a pool of ghost nodes (B1 and B2 hold at
-    # most c keys, and never more than there are keys), the B1 and B2 sentinels, counters
+    # rows: S slots, the T1 and T2 sentinels, a pool of ghost nodes, the B1 and B2
+    # sentinels, counters.  _K is c: the budget when there is one, else K.
     k, s = ctx.capacity, ctx.slots
-    pool = min(k, ctx.n_keys) + 1
-    table = np.zeros((s + pool + 7, 4), np.int64)
+    sized = ctx.budget is not None
+    pool = (ctx.n_keys if sized else min(k, ctx.n_keys)) + 1
+    table = np.zeros((s + pool + 7, 5), np.int64)
     for head in (s, s + 1, s + 2 + pool, s + 3 + pool):
         table[head, _PREV] = table[head, _NEXT] = head
     table[s + 2:s + 2 + pool, _NEXT] = np.arange(s + 3, s + 3 + pool)  # free list
     table[_FREE] = s + 2
-    table[_K], table[_S], table[_GHOSTS] = k, s, s + 2 + pool
+    table[_K] = ctx.budget if sized else k
+    table[_S], table[_GHOSTS], table[_BYTES] = s, s + 2 + pool, sized
+    table[_WEIGHT] = 1
     words = (ctx.n_keys + 63) // 64
     table[_W] = words
     keys = np.zeros(words + ctx.n_keys, np.int64)
@@ -95,8 +114,9 @@ def _init(ctx):
 @njit
 def _to_t2(table, slot):
     if table[slot, _LIST] == 1:
-        table[_T1] -= 1
-        table[_T2] += 1
+        w = table[slot, _SIZE]
+        table[_T1] -= w
+        table[_T2] += w
     unlink(table, slot)
     push_front(table, table[_S] + 1, slot, 2)
 
@@ -114,6 +134,9 @@ def _on_rearrival(state, slot, t):
 @njit
 def _admit(state, t, key, x, cache):
     table = state[0]
+    # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
+    # read of the cache view made the unit-size loop up to twice as slow, measured)
+    table[_WEIGHT] = 1 + (cache[3][ARRIVING] - 1) * table[_BYTES]
     if not (state[1][key >> 6] >> (key & 63)) & 1:
         return True  # a miss in all four lists (ARRIVAL is 0 between admissions)
     node = state[1][table[_W] + key]
@@ -124,10 +147,10 @@ def _admit(state, t, key, x, cache):
     b2 = table[_B2]
     if g == 1:  # case II: towards a larger T1; the ratio uses |B1| before the key leaves
         p = min(p + max(b2 / b1, 1.0), table[_K])
-        b1 -= 1
+        b1 -= table[node, _SIZE]
     elif g == 2:  # case III: towards a larger T2
         p = max(p - max(b1 / b2, 1.0), 0.0)
-        b2 -= 1
+        b2 -= table[node, _SIZE]
     free_row(table, node, _FREE)
     state[1][key >> 6] &= ~(1 << (key & 63))
     state[2][0] = p
@@ -138,27 +161,30 @@ def _admit(state, t, key, x, cache):
 
 
 @njit
+def _drop_ghost(state, node):
+    """Forget the ghost in ``node`` (a list's LRU, trimmed by case IV)."""
+    table = state[0]
+    old = table[node, _KEY]
+    table[_B1 if table[node, _LIST] == 1 else _B2] -= table[node, _SIZE]
+    state[1][old >> 6] &= ~(1 << (old & 63))
+    free_row(table, node, _FREE)
+
+
+@njit
 def _victim(state, t, key, x, cache):
     table = state[0]
     k, s = table[_K], table[_S]
     b1_head = table[_GHOSTS]
     g = table[_ARRIVAL]
     if g == 0:  # case IV: a miss in all four lists
-        drop = -1
-        if table[_T1] + table[_B1] >= k:
+        if table[_T1] + table[_B1] + table[_WEIGHT] > k:
             if table[_B1] == 0:  # T1 holds the whole cache: evict without a ghost
                 table[_DEST] = 0
                 return table[s, _PREV]
-            drop = table[b1_head, _PREV]
-            table[_B1] -= 1
+            _drop_ghost(state, table[b1_head, _PREV])
         elif (table[_T1] + table[_T2] + table[_B1] + table[_B2] >= 2 * k
               and table[_B2] > 0):
-            drop = table[b1_head + 1, _PREV]
-            table[_B2] -= 1
-        if drop >= 0:
-            old = table[drop, _KEY]
-            state[1][old >> 6] &= ~(1 << (old & 63))
-            free_row(table, drop, _FREE)
+            _drop_ghost(state, table[b1_head + 1, _PREV])
     # REPLACE
     t1 = table[_T1]
     p = state[2][0]
@@ -173,7 +199,8 @@ def _victim(state, t, key, x, cache):
 def _on_evict(state, slot, key, t):
     table = state[0]
     lst = table[slot, _LIST]
-    table[_T1 if lst == 1 else _T2] -= 1
+    w = table[slot, _SIZE]
+    table[_T1 if lst == 1 else _T2] -= w
     unlink(table, slot)
     dest = table[_DEST]
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
@@ -181,7 +208,8 @@ def _on_evict(state, slot, key, t):
         node = table[_FREE]
         table[_FREE] = table[node, _NEXT]
         table[node, _KEY] = key
-        table[_B1 if dest == 1 else _B2] += 1
+        table[node, _SIZE] = w
+        table[_B1 if dest == 1 else _B2] += w
         push_front(table, table[_GHOSTS] + dest - 1, node, dest)
         state[1][key >> 6] |= 1 << (key & 63)
         state[1][table[_W] + key] = node
@@ -192,7 +220,9 @@ def _on_insert(state, slot, key, t):
     table = state[0]
     lst = 2 if table[_ARRIVAL] != 0 else 1  # a ghost hit enters T2
     table[_ARRIVAL] = 0
-    table[_T1 if lst == 1 else _T2] += 1
+    w = table[_WEIGHT]
+    table[slot, _SIZE] = w
+    table[_T1 if lst == 1 else _T2] += w
     push_front(table, table[_S] + lst - 1, slot, lst)
 
 

@@ -6,6 +6,18 @@ counts as requested at infinity.  Among several such objects the victim is the o
 lowest slot; which one goes cannot change the hit count, since none of them is hit again.
 This equals libCacheSim's ``Belady`` hit for hit.
 
+With unit sizes this is Belady's MIN: no schedule that admits every miss (demand paging,
+the classic setting and libCacheSim's) has more hits.  (Not admitting, which the model
+allows, can do better even then: a, b, a with K = 1.)  With sizes and a budget
+(docs/model.md §1.8) the rule, admit every miss that fits and evict the farthest next use
+until it fits, ignores sizes and is a heuristic, not an optimum.  Three requests show it:
+a (size 1), b (size 2), a, budget 2.  Belady admits b, which evicts a, and misses all
+three; not admitting b keeps a and hits the last request (2 misses).  The victim rule
+loses even when every miss is admitted: x (1), y (2), z (2), y, x, budget 3.  For z
+Belady evicts x (farthest) and then y, 5 misses; evicting y alone gives 4 (and not
+admitting z, 3).  So a sized Belady run is a reference cost, an upper bound on the
+fewest misses, not the optimum.
+
 State is a max segment tree over slots keyed on the next request time: O(log K) per hit and
 insertion (repair stops as soon as a node is unchanged), O(1) to find the victim.
 """

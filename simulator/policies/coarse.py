@@ -5,6 +5,9 @@ probability ``false_negative`` (0) and a fail to a pass with probability
 ``false_positive`` (0.2), one seeded draw per step.  The paper's other coarse evaluator,
 |ŷ − y| ≤ c with c > 1, belongs to the ``agent`` workload (``eval_tolerance``): run
 ``strict`` there.  See :mod:`~simulator.policies.parts.memory_rules`.
+
+With sizes (docs/model.md §2.5): the judge ignores the size (one draw a step either way);
+victims go least useful first until the arrival fits.
 """
 
 from simulator.policies.parts import memory_rules as mr

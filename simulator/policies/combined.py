@@ -3,6 +3,9 @@
 Parameters are those of ``history`` and ``periodic``.  Run with a capacity K it is the
 study's "combined under a capacity limit": an addition into a full memory evicts the least
 useful record.  See :mod:`~simulator.policies.parts.memory_rules`.
+
+With sizes (docs/model.md §2.5): one deletion a step, whatever the record's size; an
+admission evicts least useful first until it fits.
 """
 
 from simulator.policies.parts import memory_rules as mr

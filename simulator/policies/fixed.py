@@ -3,6 +3,9 @@
 Admits every arrival of the warm-up prefix (``warmup`` steps: the initial memory, see
 :mod:`~simulator.policies.parts.memory_rules`) and nothing after it; deletes nothing.  A
 capacity below the initial memory evicts the least useful record.
+
+With sizes (docs/model.md §2.5) the rules of ``memory_rules`` apply: warm-up arrivals that fit
+the budget are admitted, and victims go least useful first until the arrival fits.
 """
 
 from simulator.policies.parts import memory_rules as mr

@@ -4,6 +4,9 @@ After each decision, delete the record of lowest mean utility among those retrie
 least ``min_retrievals`` (5) times whose mean utility is below ``beta`` (0.4); utility of a
 retrieval = was the record relevant to that step (on ``agent``: did the evaluator accept
 the execution that followed it).  See :mod:`~simulator.policies.parts.memory_rules`.
+
+With sizes (docs/model.md §2.5): one deletion a step, whatever the record's size; an
+admission evicts least useful first until it fits.
 """
 
 from simulator.policies.parts import memory_rules as mr

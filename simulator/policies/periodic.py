@@ -4,6 +4,9 @@ Every ``period`` (100) steps a sweep deletes, one a step, records admitted at le
 ``stale_after`` (500) steps ago and retrieved fewer than ``min_uses`` (1) times in the last
 ``stale_after`` steps; ``addition`` (``"strict"``; or ``"coarse"``, ``"all"``) decides
 admission.  See :mod:`~simulator.policies.parts.memory_rules`.
+
+With sizes (docs/model.md §2.5): a sweep still deletes one record a step, whatever its
+size; an admission evicts least useful first until it fits.
 """
 
 from simulator.policies.parts import memory_rules as mr

@@ -2,7 +2,12 @@
 
 Parameters are those of :mod:`~simulator.policies.parts.regret_gate` (``alpha``, ``tau0``,
 ``tau``) and :mod:`~simulator.policies.parts.thompson` (``delta``, ``beta_step``, ``gamma``,
-``novelty_scale``); all randomness comes from the run's seed.
+``novelty_scale``, ``reward``, ``evict_rank``); all randomness comes from the run's seed.
+
+Sizes (docs/model.md §2.5): the gate decides as with unit sizes (one admission resets c,
+whatever the item's size); the eviction draws once per arrival and evicts the lowest
+scores of that draw until the arrival fits, ranked by score or, with
+``evict_rank="per_size"``, by score per unit of size (see ``thompson``).
 """
 
 from simulator.config import njit
@@ -26,6 +31,12 @@ def _on_hit(state, slot, t, relevant):
 
 
 @njit
+def _admit(state, t, key, x, cache):
+    thompson.note_arrival(state[1], cache)
+    return regret_gate.admit(state[0])
+
+
+@njit
 def _on_insert(state, slot, key, t):
     thompson.on_insert(state[1], slot, key)
 
@@ -42,6 +53,6 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="solar", summary="regret-gated admission (Alg. 1) + Thompson eviction "
                 "(Alg. 2)", init=_init, victim=_victim, on_hit=_on_hit,
-                on_feedback=regret_gate.on_feedback, admit=regret_gate.admit_hook,
+                on_feedback=regret_gate.on_feedback, admit=_admit,
                 on_insert=_on_insert, on_evict=_on_evict, params=PARAMS, check_params=_check,
                 traits=Traits(randomized=True, regret_gated=True))

@@ -14,35 +14,53 @@ parameters as in :mod:`~simulator.policies.parts.regret_gate`.  Deterministic.
 nn_i is kept between evictions rather than rescanned: an eviction rescans only the slots
 that changed and those whose nearest neighbour was one of them, so it costs O(K·d) in the
 common case instead of O(K²·d), with the same values.
+
+Sizes (docs/model.md §2.5; ours).  The gate decides as with unit sizes.  When an arrival
+needs room for more than one victim, each victim is chosen by the rule above over the
+items still cached: nn_i follows the departures (an item whose near-duplicate was just
+evicted is no longer one), while age_i and r_i do not change within the step.
+``evict_rank`` says how scores rank: ``"score"`` (default) by the score above;
+``"per_size"`` by score / w_i, w_i the item's size (value per unit of size: of two items
+of equal score the larger goes first; meant for non-negative weights, as the defaults).
+With unit sizes the two are the same run.  The size of an item is recorded by the
+``admit`` hook, which sees the arriving size, for ``on_insert`` to file.
 """
 
 import numpy as np
 
 from simulator.config import njit
+from simulator.engine_fast import ARRIVING
 from simulator.kernels import similarities
 from simulator.policies.parts import regret_gate
 from simulator.policies.base import Policy, Traits
 
 PARAMS = {**regret_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
-          "age_scale": 100.0}
+          "age_scale": 100.0, "evict_rank": "score"}
+RANKS = ("score", "per_size")
 
 
 def _check(params):
     if params["age_scale"] <= 0:
         return f"parameter 'age_scale' must be > 0, got {params['age_scale']}"
+    if params["evict_rank"] not in RANKS:
+        return (f"parameter 'evict_rank' must be one of {', '.join(RANKS)}, "
+                f"got {params['evict_rank']!r}")
     return regret_gate.check(params)
 
 
 def _init(ctx):
     p = ctx.params
-    weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"]])
+    weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"],
+                        float(p["evict_rank"] == "per_size")])
     k = ctx.slots
     # nn_i kept up to date between evictions (see _refresh): nn, the slot it comes from
     # (-1: the floor 0), a flag per slot (1 changed, 2 to recompute) and the changed slots
-    # (last entry: how many), plus a row of scratch
+    # (last entry: how many), plus a row of scratch; then each slot's size and the size
+    # arriving now (from admit, for on_insert)
     return (regret_gate.new_state(p, ctx.switch_cost), np.zeros(k, np.int64), weights,
             np.zeros(k), np.full(k, -1, np.int64), np.zeros(k, np.int64),
-            np.zeros(k + 1, np.int64), np.zeros(k, np.float32))
+            np.zeros(k + 1, np.int64), np.zeros(k, np.float32), np.ones(k, np.int64),
+            np.ones(1, np.int64))
 
 
 @njit
@@ -59,8 +77,15 @@ def _changed(state, slot):
 
 
 @njit
+def _admit(state, t, key, x, cache):
+    state[9][0] = cache[3][ARRIVING]
+    return regret_gate.admit(state[0])
+
+
+@njit
 def _on_insert(state, slot, key, t):
     state[1][slot] = 0
+    state[8][slot] = state[9][0]
     _changed(state, slot)
 
 
@@ -121,7 +146,8 @@ def _refresh(state, cache):
 @njit
 def _victim(state, t, key, x, cache):
     _refresh(state, cache)
-    hits, w = state[1], state[2]
+    hits, w, size = state[1], state[2], state[8]
+    per_size = w[4] != 0.0
     slot_key, _, slot_adm, _ = cache
     best = -1
     best_score = np.inf
@@ -131,6 +157,8 @@ def _victim(state, t, key, x, cache):
         age = t - slot_adm[s]
         score = (w[0] * np.exp(-age / w[3]) + w[1] * hits[s] / max(1, age)
                  + w[2] * (1.0 - state[3][s]))
+        if per_size:
+            score /= size[s]
         if score < best_score or (score == best_score and slot_key[s] < slot_key[best]):
             best_score = score
             best = s
@@ -139,6 +167,6 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="solar_a", summary="regret-gated admission (Alg. 1); heuristic "
                 "multi-score eviction", init=_init, victim=_victim, on_hit=_on_hit,
-                on_feedback=regret_gate.on_feedback, admit=regret_gate.admit_hook,
+                on_feedback=regret_gate.on_feedback, admit=_admit,
                 on_insert=_on_insert, on_evict=_on_evict, params=PARAMS,
                 check_params=_check, traits=Traits(regret_gated=True))

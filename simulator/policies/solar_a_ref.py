@@ -14,6 +14,11 @@ age since last use, not since admission; frequency per candidate seen, not per s
 d_i clipped to [0, 1].  Deterministic; semantic mode only.  The agent
 (``src/agent/solar_a.py``) counts ages in candidates, not steps, and takes
 d_i = 1 − exp(−d²_nn / (2·dim)) from FAISS squared L2 distances.
+
+Sizes (docs/model.md §2.5; ours, the runner has none): the gate counts items, not sizes
+(see ``authors_gate``).  When an arrival needs room for more than one victim, each is
+chosen by the rule above over the items still cached: d_i follows the departures, while
+u_i, r_i and n do not change within the step.  Sizes do not enter the score.
 """
 
 import numpy as np

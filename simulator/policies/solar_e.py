@@ -1,4 +1,9 @@
-"""SOLAR-E: always admit; Thompson-sampling eviction (paper Alg. 2, see ``thompson``)."""
+"""SOLAR-E: always admit; Thompson-sampling eviction (paper Alg. 2, see ``thompson``).
+
+Sizes (docs/model.md §2.5): every arrival that fits the budget is admitted; the eviction
+draws once per arrival and evicts the lowest scores of that draw until the arrival fits
+(``evict_rank="per_size"``: the lowest scores per unit of size).
+"""
 
 from simulator.config import njit
 from simulator.policies.parts import thompson
@@ -12,6 +17,12 @@ def _init(ctx):
 @njit
 def _on_hit(state, slot, t, relevant):
     thompson.on_hit(state, slot, relevant)
+
+
+@njit
+def _admit(state, t, key, x, cache):
+    thompson.note_arrival(state, cache)
+    return True
 
 
 @njit
@@ -30,7 +41,7 @@ def _victim(state, t, key, x, cache):
 
 
 POLICY = Policy(name="solar_e", summary="always admit; Thompson-sampling eviction (Alg. 2)",
-                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
-                on_evict=_on_evict,
+                init=_init, victim=_victim, on_hit=_on_hit, admit=_admit,
+                on_insert=_on_insert, on_evict=_on_evict,
                 params=dict(thompson.PARAMS), check_params=thompson.check,
                 traits=Traits(randomized=True))

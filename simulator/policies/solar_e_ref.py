@@ -11,7 +11,10 @@ Differences from the paper's Alg. 2 (our ``solar_e``):
   far from the others, not γ / (1 + age / Δ_nov), favouring new ones;
 * items are sampled in admission order (the runner's dict order), not key order.
 
-A re-arrival of a cached item changes nothing.  Parameters: ``prior_alpha``, ``prior_beta``,
+A re-arrival of a cached item changes nothing.  Sizes (docs/model.md §2.5; ours): every
+arrival that fits the budget is admitted; one draw per arrival, and further victims of
+the step keep its samples while the bonus follows the items still cached (see
+``authors_thompson``).  Parameters: ``prior_alpha``, ``prior_beta``,
 ``decay_every``, ``decay_amount``, ``novelty_bonus``, ``neighbours``.  Semantic mode only (the
 bonus needs vectors).  Randomness comes only from the run's seed; the authors draw from
 ``numpy.random.default_rng(seed)``, so single runs agree with theirs only in distribution.
@@ -54,7 +57,7 @@ def _admit(state, t, key, x, cache):
 
 @njit
 def _victim(state, t, key, x, cache):
-    return authors_thompson.victim(state)
+    return authors_thompson.victim(state, t)
 
 
 POLICY = Policy(name="solar_e_ref", summary="always admit; the authors' Thompson eviction "

@@ -17,6 +17,11 @@ the paper's synthetic tables): admission by
 
 Differences from Alg. 2 are those of ``solar_e_ref``.  Parameters: those of both modules.
 Semantic mode only.  Randomness comes only from the run's seed.
+
+Sizes (docs/model.md §2.5; ours): the gate counts items, not sizes (its warm-up admits
+while fewer than ``bootstrap`` items are cached, and IG ignores sizes); the eviction draws
+once per arrival and, when the arrival needs more room, keeps those samples and
+recomputes the neighbour bonus over the items still cached (see ``authors_thompson``).
 """
 
 from simulator.config import njit
@@ -72,7 +77,7 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _victim(state, t, key, x, cache):
-    return authors_thompson.victim(state[1])
+    return authors_thompson.victim(state[1], t)
 
 
 POLICY = Policy(name="solar_ref", summary="the authors' code: information-gain gate + their "

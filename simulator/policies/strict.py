@@ -4,6 +4,9 @@ On the ``agent`` workload quality_t is the evaluator's verdict on execution t (w
 default exact evaluator: |ŷ − y| ≤ 1); on topic workloads at ``quality=hit``, a hit.  A full
 memory evicts the least useful record; nothing is deleted.  See
 :mod:`~simulator.policies.parts.memory_rules` (``warmup``, feedback timing).
+
+With sizes (docs/model.md §2.5): the verdict ignores the size; victims go least useful
+first until the arrival fits.
 """
 
 from simulator.policies.parts import memory_rules as mr

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
-from simulator.trace_formats.streams import read_exactly
+from simulator.trace_formats.streams import create_bytes, read_exactly
 
 RECORD = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"), ("next", "<i8")])
 PARAMS: dict = {}  # the format has no options
@@ -44,3 +45,33 @@ def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
         done += whole
         if len(data) < chunk_requests * RECORD.itemsize:
             return
+
+
+def write(path: str, chunks, level: int = 3) -> None:
+    """Write requests as ``oracleGeneral`` records, chunk by chunk, atomically (zstd when
+    ``path`` ends in ``.zst``, at ``level``).
+
+    Each chunk is ``(ids, sizes)`` or ``(ids, sizes, next_access)``: uint64 object ids
+    (libCacheSim reserves id 0), sizes (None: 1; at most 2³²−1) and the index of each
+    request's next request for the same object (None or -1: none; what Belady reads).  The
+    timestamp field is the request's index.
+    """
+    def write_to(tmp):
+        done = 0
+        with create_bytes(tmp, level) as out:
+            for chunk in chunks:
+                ids, sizes = chunk[0], chunk[1]
+                nxt = chunk[2] if len(chunk) > 2 else None
+                n = len(ids)
+                if sizes is not None and n and not 1 <= np.min(sizes) <= np.max(sizes) < 2**32:
+                    raise InputError(f"sizes of requests {done} .. {done + n - 1} must be "
+                                     "integers in 1 .. 2**32-1 (the format's uint32)", "sizes")
+                records = np.empty(n, RECORD)
+                records["time"] = np.arange(done, done + n) & 0xFFFFFFFF
+                records["id"] = ids
+                records["size"] = 1 if sizes is None else sizes
+                records["next"] = -1 if nxt is None else nxt
+                out.write(records.tobytes())
+                done += n
+
+    write_atomically(path, write_to, suffix=".tmp" + (".zst" if str(path).endswith(".zst") else ""))

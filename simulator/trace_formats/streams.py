@@ -1,4 +1,5 @@
-"""Opening a trace file as a stream of bytes, decompressing ``.zst`` on the fly."""
+"""Opening a trace file as a stream of bytes, decompressing ``.zst`` on the fly, and
+writing one the same way."""
 
 from __future__ import annotations
 
@@ -55,3 +56,17 @@ def read_exactly(stream, n: int) -> bytes:
         parts.append(part)
         got += len(part)
     return b"".join(parts)
+
+
+@contextlib.contextmanager
+def create_bytes(path: str, level: int = 3):
+    """A binary stream writing the file at ``path``, through Zstandard when it ends in
+    ``.zst`` (``level``: its compression level), so a trace is never held whole."""
+    with open(path, "wb") as raw:
+        if not path.endswith(".zst"):
+            yield raw
+            return
+        import zstandard
+
+        with zstandard.ZstdCompressor(level=level).stream_writer(raw, closefd=False) as zst:
+            yield zst

@@ -2,7 +2,9 @@
 
 Rows are the paper's methods in its order, ``unlimited`` (its "Embedder") first as the
 reference, then FIFO, LRU, LFU, ARC, SOLAR-E, SOLAR-A, SOLAR and the authors'-code variants
-that are registered; columns are the capacities K = 10, 20, 50, 100.  Each cell is the
+that are registered; columns are the capacities K = 10, 20, 50, 100 turns, then the token
+budgets B = 500, 1000, 2000, 4000 (the same traces with ``sizes=tokens``: a turn costs its
+token count, and the notes say which policies change rank).  Each cell is the
 evidence hit@3 (a question is a hit when one of its top-3 retrieved turns is one of its
 evidence turns) pooled over every scored question of the ten conversations, mean ± std over
 the seeds; each conversation is its own run (a fresh, empty cache), under the protocol of
@@ -21,11 +23,12 @@ import numpy as np
 from simulator.experiments.reproduce.base import PAPER_POLICIES, Experiment, cell, ref_policies
 
 CAPACITIES = (10, 20, 50, 100)
+TOKEN_BUDGETS = (500, 1000, 2000, 4000)
 MOD_RATE = ("solar", "solar_a")
 TOP_K = 3
 
 
-def _traces(seeds: list, quick: bool, text: str = "speaker") -> dict:
+def _traces(seeds: list, quick: bool, text: str = "speaker", sizes: str = "none") -> dict:
     """{(conversation, seed): trace} for the conversations of the run."""
     import workloads
     from workloads import locomo_data
@@ -34,7 +37,7 @@ def _traces(seeds: list, quick: bool, text: str = "speaker") -> dict:
     names = [c.name for c in locomo_data.load()]
     if quick:
         names = names[:1]
-    return {(name, s): w.generate({"conversations": name, "text": text}, s)
+    return {(name, s): w.generate({"conversations": name, "text": text, "sizes": sizes}, s)
             for name in names for s in seeds}
 
 
@@ -65,24 +68,28 @@ def _measure(quick: bool, seeds: list):
     from simulator.runner import run
 
     traces = _traces(seeds, quick)
+    tokens = _traces(seeds, quick, sizes="tokens")
     policies = ("unlimited",) + PAPER_POLICIES + ref_policies()
+    # turns (K, on unsized traces) and tokens (B, the same traces with token sizes)
+    limits = ([(f"K={K}", traces, {"capacity": K}) for K in CAPACITIES]
+              + [(f"B={B}", tokens, {"budget": B}) for B in TOKEN_BUDGETS])
     cells = []
     unlimited = {}
     for pol in policies:
-        for K in CAPACITIES:
+        for column, source, limit in limits:
             for s in seeds:
-                if pol == "unlimited" and K != CAPACITIES[0]:  # no capacity: the same runs
+                if pol == "unlimited" and column != limits[0][0]:  # no limit: the same runs
                     runs = {k: r for k, r in unlimited.items() if k[1] == s}
                 else:
-                    runs = {key: run(tr, pol, capacity=K, top_k=TOP_K, seed=s)
-                            for key, tr in traces.items() if key[1] == s}
+                    runs = {key: run(tr, pol, top_k=TOP_K, seed=s, **limit)
+                            for key, tr in source.items() if key[1] == s}
                 hit, mod = _pooled(list(runs.values()))
-                conf = dict(policy=pol, capacity=K, top_k=TOP_K, workload="locomo",
-                            conversations=sorted({k[0] for k in runs}))
-                cells.append(cell(pol, f"K={K}", s, hit, **conf))
+                conf = dict(policy=pol, top_k=TOP_K, workload="locomo",
+                            conversations=sorted({k[0] for k in runs}), **limit)
+                cells.append(cell(pol, column, s, hit, **conf))
                 if pol in MOD_RATE:
-                    cells.append(cell(f"{pol}: modification rate", f"K={K}", s, mod, **conf))
-                if pol == "unlimited" and K == CAPACITIES[0]:
+                    cells.append(cell(f"{pol}: modification rate", column, s, mod, **conf))
+                if pol == "unlimited" and column == limits[0][0]:
                     unlimited.update(runs)
     first = next(iter(traces.values())).meta
     convs = sorted({k[0] for k in traces})
@@ -109,8 +116,38 @@ def _measure(quick: bool, seeds: list):
         f"bare text {raw_hit:.3f}",
         "modification rate = changes of the cache / steps, warm-up probes included",
         _versus_fifo(cells),
+        _token_sizes(tokens, seeds[0]),
+        _rank_changes(cells, policies),
     ]
     return cells, notes
+
+
+def _token_sizes(tokens: dict, seed: int) -> str:
+    sizes = np.concatenate([tr.item_sizes[np.unique(tr.item_keys, return_index=True)[1]]
+                            for key, tr in tokens.items() if key[1] == seed])
+    return (f"B = token budget (sizes=tokens: a turn's all-MiniLM-L6-v2 WordPiece tokens, "
+            f"special tokens not counted): turns have {sizes.mean():.1f} tokens on average "
+            f"(median {np.median(sizes):.0f}, max {sizes.max()}), so B={TOKEN_BUDGETS[0]} "
+            f"holds about {TOKEN_BUDGETS[0] / sizes.mean():.0f} turns")
+
+
+def _rank_changes(cells: list, policies: tuple) -> str:
+    """Which bounded policies change rank between memory counted in turns (mean over the K
+    columns) and in tokens (mean over the B columns)."""
+    bounded = [p for p in policies if p != "unlimited"]
+
+    def ranks(prefix):
+        means = {p: np.mean([c["value"] for c in cells
+                             if c["row"] == p and c["column"].startswith(prefix)])
+                 for p in bounded}
+        order = sorted(bounded, key=lambda p: (-means[p], bounded.index(p)))
+        return {p: i + 1 for i, p in enumerate(order)}
+
+    by_turns, by_tokens = ranks("K="), ranks("B=")
+    moved = [f"{p} {by_turns[p]}→{by_tokens[p]}" for p in bounded
+             if by_turns[p] != by_tokens[p]]
+    return ("rank by mean hit@3, turns (K) → tokens (B): "
+            + (", ".join(moved) if moved else "no policy changes rank"))
 
 
 def _versus_fifo(cells: list) -> str:
@@ -135,9 +172,11 @@ def _available() -> bool:
     return workloads.get("locomo").available()
 
 
-EXPERIMENT = Experiment(name="locomo", title="LoCoMo: evidence hit@3 by capacity (Table 4 "
-                                             "layout; the paper's metric is LLM F1)",
-                        metric="evidence hit@3", xlabel="capacity K", measure=_measure,
+EXPERIMENT = Experiment(name="locomo", title="LoCoMo: evidence hit@3 by capacity in turns "
+                                             "and in tokens (Table 4 layout; the paper's "
+                                             "metric is LLM F1)",
+                        metric="evidence hit@3", xlabel="capacity K (turns) or budget B "
+                                                        "(tokens)", measure=_measure,
                         available=_available,
                         paper_note="paper values: none shown (Table 4 is LLM answer F1, "
                                    "another metric; compare the ordering only)")

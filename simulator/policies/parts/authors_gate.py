@@ -27,6 +27,11 @@ FAISS squared L2 distances d², novelty = 1 − exp(−d²_nn / (2·dim)) and de
 exp(−mean d² of the 5 nearest / (2·dim)), deleted entries included until a compaction every
 20 evictions; the warm-up counts live entries; ``add_memory_experience_gated`` accumulates
 1 − feedback score instead of IG.
+
+Sizes (docs/model.md §2.5; ours): the gate counts items, not sizes.  IG looks at the cached
+items whatever their sizes, the warm-up admits while fewer than ``bootstrap`` *items* are
+cached, and an arrival larger than the budget never reaches the gate (the engine counts it
+in ``too_large``; it is not a candidate).
 """
 
 import numpy as np

@@ -14,6 +14,14 @@ smaller; with i alone, the term is ``novelty_bonus`` · 0.5).  The first lowest 
 A high bonus keeps items far from the others: near-duplicates are evicted first.  Defaults
 are the runner's: 2, 1, 5, 0.05, 0.3, 3.
 
+Sizes (docs/model.md §2.5; ours, the runner has none).  One draw per arrival: the first
+eviction of step t draws θ_i for every item then cached (admission order, as above); when
+the arrival needs more room, the next victims keep those θ_i and recompute only the
+bonus, over the items still cached (so when one of two near-duplicates goes, the other is
+no longer penalised for it).  The first lowest score goes each time.  A step draws from
+the stream exactly once whatever it evicts (with unit sizes: exactly as before).  Sizes
+do not enter the scores.
+
 The agents (``src/agent/solar_e.py``, ``solar.py``) differ: the bonus is
 1 − exp(−mean d² / (2·dim)) over the 2 nearest other vectors by FAISS squared L2 (deleted
 entries included until compaction), draws come from the unseeded global ``np.random``, α
@@ -58,11 +66,13 @@ def new_state(ctx):
     w = max(int(p["neighbours"]), 1)
     # α, β, step of last retrieval, occupied?, parameters, random stream, occupied slots in
     # admission order, [their number], cosines between slots, the arriving item's cosines,
-    # each slot's highest cosines to others (descending), whose they are, how many
+    # each slot's highest cosines to others (descending), whose they are, how many; each
+    # slot's θ in the last draw and [the step of that draw]
     return (np.zeros(k), np.zeros(k), np.full(k, -1, np.int64), np.zeros(k, np.bool_), prm,
             rng.new_stream(ctx.seed, _SALT), np.zeros(k, np.int64), np.zeros(1, np.int64),
             np.zeros((k, k), np.float32), np.zeros(k, np.float32), np.zeros((k, w)),
-            np.zeros((k, w), np.int64), np.zeros(k, np.int64))
+            np.zeros((k, w), np.int64), np.zeros(k, np.int64), np.zeros(k),
+            np.full(1, -1, np.int64))
 
 
 @njit
@@ -155,16 +165,22 @@ def on_evict(ts, slot):
 
 
 @njit
-def victim(ts):
-    """The first lowest posterior sample plus neighbour-distance bonus, in admission order."""
+def victim(ts, t):
+    """The first lowest posterior sample plus neighbour-distance bonus, in admission order;
+    a later victim of step ``t`` keeps the samples drawn for its first."""
     alpha, beta, prm, stream, order, top = ts[0], ts[1], ts[4], ts[5], ts[6], ts[10]
+    thetas, drawn = ts[13], ts[14]
     n = ts[7][0]
+    fresh = drawn[0] != t
+    drawn[0] = t
     k_nn = min(int(prm[5]), n - 1)
     best = -1
     best_score = np.inf
     for i in range(n):
         s = order[i]
-        theta = rng.beta(stream, alpha[s], beta[s])
+        if fresh:
+            thetas[s] = rng.beta(stream, alpha[s], beta[s])
+        theta = thetas[s]
         novelty = 0.5
         if k_nn > 0:
             total = 0.0

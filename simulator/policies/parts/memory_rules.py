@@ -37,6 +37,14 @@ Rules (t = step; K = capacity):
   ``agent`` replaces the well-tested initial memory by fresh, noisier executions).  So a
   strategy run with capacity K is its "under a capacity limit" variant.
 
+**Sizes** (docs/model.md §1.8, §2.5; ours, the study counts records): a record's size plays
+no part in any rule.  The addition rules judge step t's feedback, never the size (and the
+judge draws once a step either way); an arrival larger than the budget is not offered.
+An admission that needs room evicts the least useful record, then the next least useful
+of those left, until the arrival fits: utilities do not change within a step, so the
+victims are the first of one ranking by (mean utility under the prior, admission, key).
+Deletions remove one record a step whatever its size, and ``min_size`` counts records.
+
 Defaults: ``threshold`` 0.5, ``false_positive`` 0.2, ``false_negative`` 0 (the judge);
 ``min_retrievals`` 5, ``beta`` 0.4 (history); ``period`` 100, ``stale_after`` 500,
 ``min_uses`` 1 (periodic, the paper's window and count); ``min_size`` 1.

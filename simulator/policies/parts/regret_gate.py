@@ -9,6 +9,11 @@ Default τ₀ (``tau0=None``): 2λ when λ > 0 — admit once the regret accumul
 last admission would have paid for two switches, the rent-or-buy threshold of
 Theorem 5.4 — and 1 when λ = 0 (admit after one full miss).  No warm-up rule: an empty
 cache misses, so c reaches τ₀ within ⌈τ₀⌉ steps.
+
+Sizes (docs/model.md §2.5): the gate counts miss costs, not sizes.  An arrival larger
+than the budget never reaches it (the engine counts it in ``too_large`` and c keeps
+growing); an admission resets c once, whatever the item's size and however many victims
+it evicts.
 """
 
 import numpy as np

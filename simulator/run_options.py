@@ -1,0 +1,58 @@
+"""The options every run takes, checked: the model options K, k, λ and the quality
+measure (docs/model.md §1) and the budget (docs/model.md §1.8).
+
+A bad option raises :class:`~simulator.errors.InputError` naming the parameter; the
+command line shows the flag instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simulator.errors import InputError
+from simulator.kernels import QUALITY_CODES
+
+NO_BUDGET = 1 << 62  # the budget of a run without one: never reached
+DEFAULT_CAPACITY = 10  # K when neither a capacity nor a budget is given
+_SUFFIXES = {"": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
+
+
+def budget_value(budget) -> int | None:
+    """A budget (docs/model.md §1.8) as an integer in the trace's size unit: an integer
+    >= 1, or text with a binary suffix; None stays None.
+
+    >>> budget_value("128MiB"), budget_value("1gib"), budget_value(4096), budget_value(None)
+    (134217728, 1073741824, 4096, None)
+    """
+    if budget is None:
+        return None
+    if isinstance(budget, str):
+        text = budget.strip().lower().replace(" ", "")
+        number = text.rstrip("kmgtib")
+        unit = text[len(number):]
+        if unit not in _SUFFIXES or not number.isdigit():
+            raise InputError(f"budget must be an integer >= 1, optionally with a binary suffix "
+                             f"(KiB, MiB, GiB, TiB), got {budget!r}", "budget")
+        budget = int(number) * _SUFFIXES[unit]
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise InputError(f"budget must be an integer >= 1, got {budget!r}", "budget")
+    return int(budget)
+
+
+def check_options(capacity, top_k, switch_cost, quality) -> None:
+    """Validate the model options K, k, λ and the quality measure (docs/model.md §1); a bad one
+    raises InputError naming it.  ``capacity`` may be None (no count limit: a budget's run)."""
+    if capacity is not None and (isinstance(capacity, bool)
+                                 or not isinstance(capacity, (int, np.integer)) or capacity < 1):
+        raise InputError(f"capacity must be an integer >= 1, got {capacity!r}", "capacity")
+    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
+        raise InputError(f"top_k must be an integer >= 1, got {top_k!r}", "top_k")
+    if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float, np.number)) \
+            or not math.isfinite(switch_cost) or switch_cost < 0:
+        raise InputError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}",
+                         "switch_cost")
+    if quality not in QUALITY_CODES:
+        raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
+                         "quality")
