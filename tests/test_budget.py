@@ -14,7 +14,9 @@ from naive import naive_paging_run, naive_run
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.run_options import budget_value
+from simulator import policies
 from simulator.policy_checks import sized_requests, sized_trace
+from simulator.policy_checks.traces import K, results_equal, semantic_traces, zipf_requests
 from simulator.runner import run
 
 # Policies whose reference twin and engine hooks agree when one arrival evicts several
@@ -143,3 +145,22 @@ def test_the_run_table_shows_the_budget_and_the_byte_hit_rate(cloud_physics, cap
         "size_hit_rate"]
     assert "budget 256 MiB" in out and "byte hit rate" in out
     assert f"{byte_hit_rate:.4f}" in out
+
+
+@pytest.mark.parametrize("policy", sorted(policies.REGISTRY))
+def test_a_unit_budget_is_the_capacity_on_both_engines(policy):
+    """With unit sizes, ``budget=K`` on the SimPy engine equals ``capacity=K`` on the fast
+    one, in every mode the policy has (the contract checks the fast engine alone)."""
+    modes = policies.REGISTRY[policy].modes
+    if "semantic" in modes:
+        for label, trace in semantic_traces().items():
+            fast = run(trace, policy, capacity=K, seed=2)
+            slow = run(trace, policy, budget=K, seed=2, engine="simpy")
+            assert results_equal(fast, slow), label
+            if not policies.REGISTRY[policy].unbounded:  # unlimited records no limit
+                assert slow.summary()["budget"] == K and slow.summary()["too_large"] == 0
+    if "paging" in modes:
+        trace = zipf_requests(T=600)
+        fast = run(trace, policy, capacity=K, seed=1)
+        slow = run(trace, policy, budget=K, seed=1, engine="simpy")
+        assert np.array_equal(fast.hit, slow.hit) and fast.evictions == slow.evictions

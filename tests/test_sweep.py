@@ -360,3 +360,14 @@ def test_load_results_of_an_empty_and_a_missing_store(tmp_path):
 
     with pytest.raises(InputError, match="does not exist"):
         load_results(str(tmp_path / "missing"))
+
+
+def test_an_unsized_task_keeps_the_id_it_had_before_sizes():
+    """Ids pinned from a store written before workloads took ``sizes``: a resumed store
+    still finds its runs.  A sized task gets an id of its own."""
+    grid = Grid("working_set", params={"topics": [10]}, seeds=[0], policies=["fifo"],
+                capacities=[10])
+    assert [t["task_id"] for t in grid.tasks()] == ["2d5b4a004d09bf9522a9"]
+    sized = Grid("working_set", params={"topics": [10], "sizes": ["lognormal"]}, seeds=[0],
+                 policies=["fifo"], capacities=[10])
+    assert [t["task_id"] for t in sized.tasks()] != ["2d5b4a004d09bf9522a9"]

@@ -159,8 +159,18 @@ class Grid:
 
 
 def task_id(task: dict) -> str:
-    """A stable id of one run: a hash of its canonical JSON (sorted keys, no ``task_id``)."""
+    """A stable id of one run: a hash of its canonical JSON (sorted keys, no ``task_id``).
+
+    An unsized run's size parameters (``sizes=none`` and the unused median and sigma) are
+    left out of the hash, as a run without a budget leaves out ``budget``, so a task keeps
+    the id it had before workloads took sizes and a resumed store still recognises it.
+    """
+    from workloads import item_sizes
+
     body = {k: v for k, v in task.items() if k != "task_id"}
+    if body.get("params", {}).get("sizes") == "none":
+        body["params"] = {k: v for k, v in body["params"].items()
+                          if k not in item_sizes.PARAMS}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
