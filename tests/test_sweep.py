@@ -371,3 +371,10 @@ def test_an_unsized_task_keeps_the_id_it_had_before_sizes():
     sized = Grid("working_set", params={"topics": [10], "sizes": ["lognormal"]}, seeds=[0],
                  policies=["fifo"], capacities=[10])
     assert [t["task_id"] for t in sized.tasks()] != ["2d5b4a004d09bf9522a9"]
+    # solar gained evict_rank: at its default the id is the one from before it
+    solar = Grid("working_set", params={"topics": [10]}, seeds=[0], policies=["solar"],
+                 capacities=[10])
+    assert [t["task_id"] for t in solar.tasks()] == ["61179b27624d3be668ec"]
+    other = Grid("working_set", params={"topics": [10]}, seeds=[0], policies=["solar"],
+                 capacities=[10], policy_params={"evict_rank": "per_size"})
+    assert [t["task_id"] for t in other.tasks()] != ["61179b27624d3be668ec"]

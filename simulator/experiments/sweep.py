@@ -158,12 +158,18 @@ class Grid:
         return names
 
 
+# policy parameters added after sweep stores first held task ids (see task_id)
+ADDED_POLICY_PARAMS = ("evict_rank",)
+
+
 def task_id(task: dict) -> str:
     """A stable id of one run: a hash of its canonical JSON (sorted keys, no ``task_id``).
 
-    An unsized run's size parameters (``sizes=none`` and the unused median and sigma) are
-    left out of the hash, as a run without a budget leaves out ``budget``, so a task keeps
-    the id it had before workloads took sizes and a resumed store still recognises it.
+    Parameters added after ids were first stored are left out of the hash while they
+    keep their default, as a run without a budget leaves out ``budget``, so a task keeps
+    the id it had before them and a resumed store still recognises it: an unsized run's
+    size parameters (``sizes=none`` and the unused median and sigma) and the policies'
+    parameters in :data:`ADDED_POLICY_PARAMS`.  A parameter added later joins that list.
     """
     from workloads import item_sizes
 
@@ -171,6 +177,10 @@ def task_id(task: dict) -> str:
     if body.get("params", {}).get("sizes") == "none":
         body["params"] = {k: v for k, v in body["params"].items()
                           if k not in item_sizes.PARAMS}
+    if "policy_params" in body:
+        defaults = registry.get(body["policy"]).params
+        body["policy_params"] = {k: v for k, v in body["policy_params"].items()
+                                 if not (k in ADDED_POLICY_PARAMS and v == defaults.get(k))}
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
