@@ -45,7 +45,9 @@ class RunResult:
     size held, ``too_large`` the arrivals never admitted because larger than the budget,
     ``requested_size`` and ``hit_size`` (paging) the sizes requested and served from the
     cache.  ``feedback`` (SimPy engine only) counts the steps whose feedback was
-    ``delivered``, ``lost``, or ``pending`` (due after the run ended).
+    ``delivered``, ``lost``, or ``pending`` (due after the run ended).  ``retrieved``
+    (semantic runs made with ``retrievals=True``) is R_t per step, int64 [T, top_k]: the
+    keys best first, −1 where the cache held fewer than k items.
     """
 
     config: dict
@@ -67,6 +69,7 @@ class RunResult:
     hit_size: int = 0
     evict_log: np.ndarray | None = None
     feedback: dict | None = None
+    retrieved: np.ndarray | None = None
 
     def summary(self) -> dict:
         """The docs/model.md §7 run record (plain Python types, ready for JSON).
@@ -157,7 +160,7 @@ def check_engine(engine: str, engine_options: dict | None) -> dict:
 def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
         switch_cost: float = 0.0, quality: str = "hit", seed: int = 0,
         params: dict | None = None, engine: str = "fast", engine_options: dict | None = None,
-        budget=None) -> RunResult:
+        budget=None, retrievals: bool = False) -> RunResult:
     """Run ``policy`` on ``trace`` (a :class:`Trace` or :class:`PagingTrace`).
 
     Parameters
@@ -181,14 +184,29 @@ def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
     budget : int or str, optional
         The total size the cache may hold (docs/model.md §1.8): an integer in the trace's
         size unit, or text with a binary suffix (``"128MiB"``).
+    retrievals : bool
+        Also record R_t of every step (``RunResult.retrieved``; semantic mode): each step
+        then runs on its own, R_t read just before it retrieves, as the closed loop does
+        (:meth:`LiveRun.retrieve`), so every other output is the same as without it.
     """
     check_options(capacity, top_k, switch_cost, quality)
     options = check_engine(engine, engine_options)
     pol = policies.get(policy)
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
+    retrieved = hook = None
+    if retrievals:
+        if not isinstance(trace, Trace):
+            raise InputError("retrievals are recorded for semantic traces only", "retrievals")
+        retrieved = np.full((trace.steps, top_k), -1, np.int64)
+
+        def hook(live, t):
+            keys = live.retrieve(t)[0]
+            retrieved[t, :len(keys)] = keys
+
     live = LiveRun(trace, pol, capacity=capacity, top_k=top_k, quality=quality,
-                   switch_cost=switch_cost, seed=seed, params=params, budget=budget)
+                   switch_cost=switch_cost, seed=seed, params=params, budget=budget,
+                   before_retrieve=hook)
     config = dict(live.config, policy=policy, engine=engine,
                   engine_options=options if engine == "simpy" else None)
     feedback = None
@@ -196,4 +214,5 @@ def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
         feedback, elapsed = engine_simpy.simulate(live, options, config["seed"])
     else:
         elapsed = live.run_all()
-    return RunResult(config=config, elapsed_s=elapsed, feedback=feedback, **live.outputs())
+    return RunResult(config=config, elapsed_s=elapsed, feedback=feedback, retrieved=retrieved,
+                     **live.outputs())

@@ -76,6 +76,33 @@ def test_before_retrieve_runs_once_per_step_in_order():
     assert calls == list(range(TRACE.steps))
 
 
+def test_a_run_that_records_its_retrievals_is_the_same_run():
+    """``run(retrievals=True)`` changes no output of any semantic policy (a capacity, and a
+    budget, which takes the sized loop; both engines), and its R_t explains every step's
+    hit and precision."""
+    from simulator.policies import REGISTRY
+
+    for policy, pol in REGISTRY.items():
+        if "semantic" not in pol.modes:
+            continue
+        for limit in ({"capacity": 5}, {"budget": 9}):
+            plain = simulator.run(TRACE, policy, seed=2, top_k=2, **limit)
+            seen = simulator.run(TRACE, policy, seed=2, top_k=2, retrievals=True, **limit)
+            assert plain.retrieved is None and seen.retrieved.shape == (TRACE.steps, 2)
+            assert plain.summary() | {"elapsed_s": 0} == seen.summary() | {"elapsed_s": 0}
+            assert _same_outputs(plain, seen), policy
+            keys = seen.retrieved
+            topics = np.where(keys >= 0, TRACE.item_topics[np.maximum(keys, 0)], -2)
+            relevant = topics == TRACE.query_topics[:, None]
+            assert np.array_equal(relevant.any(axis=1), seen.hit.astype(bool)), policy
+            assert np.allclose(relevant.sum(axis=1) / 2, seen.precision), policy
+    simpy = simulator.run(TRACE, "solar", capacity=5, engine="simpy", retrievals=True)
+    assert np.array_equal(simpy.retrieved,
+                          simulator.run(TRACE, "solar", capacity=5, retrievals=True).retrieved)
+    with pytest.raises(simulator.InputError, match="semantic traces only"):
+        simulator.run(PAGING, "fifo", capacity=5, retrievals=True)
+
+
 def test_a_buffer_written_row_by_row_runs_as_its_finished_trace():
     buf = TraceBuffer.blank(TRACE.steps, TRACE.dim)
     live = LiveRun(buf, "solar_a", capacity=5, seed=2)

@@ -21,7 +21,7 @@ import workloads
 from locomo_fixture import FIXTURE, QUIRKS_1, QUIRKS_2
 from simulator.cli import main
 from simulator.runner import run
-from workloads import locomo_data
+from workloads import locomo, locomo_data
 from workloads.text_embed import TextEmbedder, cache_root, load_model
 
 PROJECT = pathlib.Path(__file__).resolve().parents[1]
@@ -114,8 +114,9 @@ def check_protocol(trace, convs, placement, categories=(1, 2, 3, 4, 5), max_turn
             ev = _evidence(trace, g)
             arrived = k0 + min(t, n)  # keys k0 .. arrived-1 arrived at steps before g
             if t >= n:
-                assert scored[g], "a trailing step exists only for a question"
-            if scored[g]:
+                assert qa_index[g] >= 0, "a trailing step exists only for a question"
+            if qa_index[g] >= 0:
+                assert scored[g] or placement == "paper"
                 j = int(qa_index[g])
                 q = conv.qa[j]
                 assert j not in at
@@ -125,10 +126,10 @@ def check_protocol(trace, convs, placement, categories=(1, 2, 3, 4, 5), max_turn
                 assert len(ev) and (ev >= k0).all() and (ev < arrived).all()
                 assert weights[g] == 1.0
             elif t == 0:
-                assert weights[g] == 0.0 and len(ev) == 0
+                assert weights[g] == 0.0 and len(ev) == 0 and not scored[g]
                 assert qa_index[g] == -1 and qa_category[g] == 0
             else:
-                assert len(ev) == 1 and k0 <= ev[0] < arrived and t < n
+                assert len(ev) == 1 and k0 <= ev[0] < arrived and t < n and not scored[g]
                 assert weights[g] == 1.0 and qa_index[g] == -1 and qa_category[g] == 0
                 # the probe asks with the vector of the turn it recalls
                 s = int(ev[0]) - k0
@@ -144,9 +145,16 @@ def check_protocol(trace, convs, placement, categories=(1, 2, 3, 4, 5), max_turn
             # question placed before it (earlier target, then file order)
             for j, t in at.items():
                 for u in range(last[j] + 1, t):
-                    assert scored[g0 + u]
+                    assert qa_index[g0 + u] >= 0
                     other = int(qa_index[g0 + u])
                     assert (last[other], other) < (last[j], j)
+        elif placement == "paper":
+            # the test phase: the last round(share * q) steps, after the turns and after
+            # every warm-up question; only they are scored
+            tested = round(locomo.TEST_SHARE * len(expected))
+            test_steps = sorted(t for t in at.values() if scored[g0 + t])
+            assert test_steps == list(range(steps - tested, steps))
+            assert not tested or test_steps[0] >= n
         if cache is not None:  # the question's vector is the question's embedding
             vecs = TextEmbedder(cache).encode([conv.qa[j].question for j in at])
             for v, t in zip(vecs, at.values()):
@@ -155,7 +163,9 @@ def check_protocol(trace, convs, placement, categories=(1, 2, 3, 4, 5), max_turn
         g0 += steps
         k0 += n
     assert trace.steps == g0 == len(keys)
-    assert int(scored.sum()) == sum(c["questions"] for c in trace.meta["conversations"])
+    asked = [c["questions"] for c in trace.meta["conversations"]]
+    assert int(scored.sum()) == (sum(asked) if placement != "paper"
+                                 else sum(round(locomo.TEST_SHARE * q) for q in asked))
     # a key's vector is the same at every arrival (trailing steps re-arrive the last turn)
     for k in np.unique(keys):
         rows = trace.items[keys == k]
@@ -165,7 +175,7 @@ def check_protocol(trace, convs, placement, categories=(1, 2, 3, 4, 5), max_turn
 @pytest.mark.parametrize("placement, categories, max_turns", [
     ("uniform", "1,2,3,4,5", 0), ("end", "1,2,3,4,5", 0), ("next", "1,2,3,4,5", 0),
     ("uniform", "1,5", 0), ("next", "2,4", 0), ("end", "1,2,3,4,5", 11),
-    ("uniform", "1,2,3,4,5", 12)])
+    ("uniform", "1,2,3,4,5", 12), ("paper", "1,2,3,4,5", 0)])
 def test_fixture_protocol(fixture_cache, placement, categories, max_turns):
     cats = tuple(int(c) for c in categories.split(","))
     convs = locomo_data.load(FIXTURE)
@@ -177,7 +187,9 @@ def test_fixture_protocol(fixture_cache, placement, categories, max_turns):
         assert trace.meta["quirks"] == {k: QUIRKS_1[k] + QUIRKS_2[k] for k in QUIRKS_1}
     # all scored: fixture 1 asks 7 of its 9 questions (two have no resolvable evidence)
     if categories == "1,2,3,4,5" and not max_turns:
-        assert int(trace.scored.sum()) == 7 + 4
+        assert int((trace.meta["qa_index"] >= 0).sum()) == 7 + 4
+        # the paper's split scores round(39/199 * q) of each conversation's q questions
+        assert int(trace.scored.sum()) == (7 + 4 if placement != "paper" else 1 + 1)
 
 
 def test_fixture_selection_and_raw_text(fixture_cache, tmp_path):
@@ -251,7 +263,7 @@ def test_real_generate_again_reads_the_cache(real26):
 @needs_real
 @pytest.mark.parametrize("placement, categories", [
     ("uniform", "1,2,3,4,5"), ("end", "1,2,3,4,5"), ("next", "1,2,3,4,5"), ("end", "1,4"),
-    ("next", "2,3,5")])
+    ("next", "2,3,5"), ("paper", "1,2,3,4,5")])
 def test_real_protocol(real26, placement, categories):
     root, _ = real26
     cats = tuple(int(c) for c in categories.split(","))
@@ -261,7 +273,9 @@ def test_real_protocol(real26, placement, categories):
     assert trace.meta["embedding"]["computed"] == 0
     check_protocol(trace, conv, placement, cats)
     expected = sum(1 for q in conv[0].qa if q.category in cats and q.evidence)
-    assert int(trace.scored.sum()) == expected
+    assert int((trace.meta["qa_index"] >= 0).sum()) == expected
+    if placement == "paper":  # the paper's split: about 39 scored of about 199
+        assert int(trace.scored.sum()) == round(39 / 199 * expected) == 39
     if categories == "1,2,3,4,5":
         assert expected == 197  # 199 questions, 2 without evidence
 

@@ -27,8 +27,10 @@ def test_table_contract_and_files(quick_docs, name):
         assert {"policy", "source"} <= set(row)
         for col in doc["columns"]:
             if col in row:
-                assert set(row[col]) == {"mean", "std", "n", "paper", "differs"}
+                assert set(row[col]) == {"mean", "std", "n", "paper", "differs", "paper_std",
+                                         "verdict", "difference"}
                 assert row[col]["n"] >= 1
+                assert row[col]["verdict"] in (None, "match", "differs", "not comparable")
     raw = pq.read_table(files["parquet"]).to_pylist()
     assert len(raw) == sum(row[c]["n"] for row in doc["rows"] for c in doc["columns"]
                            if c in row)
@@ -36,6 +38,16 @@ def test_table_contract_and_files(quick_docs, name):
     assert os.path.getsize(files["png"]) > 1000
     with open(files["json"]) as fh:
         assert json.load(fh)["rows"] == doc["rows"]
+
+
+@pytest.mark.parametrize("name", [n for n in HERE if REGISTRY[n].labels is not None])
+def test_labels_declared_for_the_paper_column_are_the_ones_emitted(quick_docs, name):
+    # the printed cells are checked against the declared labels (test_paper_columns), so
+    # a label the run emits must be one of those
+    rows, columns = REGISTRY[name].labels()
+    doc, _ = quick_docs[name]
+    assert {r["policy"] for r in doc["rows"]} <= set(rows)
+    assert set(doc["columns"]) <= set(columns)
 
 
 def test_fifo_thrashes_on_cycling(quick_docs):
@@ -58,7 +70,11 @@ def test_locomo_table_layout(quick_docs):
     assert len({unlimited[c]["mean"] for c in doc["columns"]}) == 1
     for row in doc["rows"]:
         for c in doc["columns"]:
-            assert row[c]["paper"] is None and 0.0 <= row[c]["mean"] <= 1.0
+            assert 0.0 <= row[c]["mean"] <= 1.0
+            # Table 4's F1 for reference at the K columns, never compared
+            printed = row[c]["paper"] is not None
+            assert row[c]["verdict"] == ("not comparable" if printed else None)
+            assert printed == (c.startswith("K=") and not row["policy"].endswith("rate"))
     assert "LLM answer F1" in doc["paper_note"] and "1 conversation(s)" in doc["notes"][0]
     # the token budgets' notes: what a turn costs, and which policies change rank
     assert any(n.startswith("B = token budget") and "special tokens not counted" in n
@@ -138,3 +154,12 @@ def test_printed_table_shows_rows_findings_and_files(quick_docs, name, capsys, m
     assert "wrote " + ", ".join(files.values()) in text.replace("\n", "")
     shown = sum(row["policy"] in text for row in doc["rows"])
     assert shown == len(doc["rows"])
+    # the paper's value and the verdict under ours, and what the marks mean
+    for row in doc["rows"]:
+        for c in (row[col] for col in doc["columns"] if col in row):
+            if c["verdict"] == "match":
+                assert f"{c['paper']:.3f} ✓" in text
+            elif c["verdict"] == "differs":
+                assert f"{c['paper']:.3f} ≠ {c['difference']:+.3f}" in text
+    if any(row[c]["verdict"] for row in doc["rows"] for c in doc["columns"] if c in row):
+        assert "95% t-interval" in text

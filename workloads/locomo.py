@@ -16,6 +16,13 @@ one another in the order selected, keys numbered across them):
   target (then file order) to the first free step at or after it; steps ≥ n that this
   needs are trailing steps, where the last turn arrives again (same key: docs/model.md §6, no change
   when it is cached).  The query vector is the question's embedding.
+* **The paper's split** (``placement="paper"``: the SOLAR paper's LoCoMo protocol, "a
+  warm-up of about 160 unscored queries and a test phase of about 39 scored QA pairs" per
+  conversation).  The seed picks round(:data:`TEST_SHARE` · q) of the conversation's q
+  questions as the test phase; the others are warm-up questions, placed as under
+  ``uniform`` and *unscored* (their feedback still reaches the policies).  The test
+  questions come after the conversation and after every warm-up question, on consecutive
+  steps, in an order drawn by the seed; they alone are scored.
 * **Warm-up probes (unscored).** Every other step t ≥ 1 asks for a turn s drawn uniformly
   from 0 … t−1, with the query vector of that turn's text and evidence {s}: the
   conversation recalling its own past, the way the paper's agent retrieves while the
@@ -63,7 +70,8 @@ from workloads import locomo_data
 from workloads.base import Workload
 from workloads.text_embed import TextEmbedder, token_counts
 
-PLACEMENTS = ("uniform", "end", "next")
+PLACEMENTS = ("uniform", "end", "next", "paper")
+TEST_SHARE = 39 / 199  # the paper's ~39 scored of ~199 queries per conversation
 TEXTS = ("speaker", "raw")
 SIZES = ("none", "tokens")
 PARAMS = {"path": "", "conversations": "", "placement": "uniform", "categories": "1,2,3,4,5",
@@ -125,6 +133,18 @@ def _place(rng, lasts: np.ndarray, n: int, placement: str) -> np.ndarray:
     return steps
 
 
+def _paper_split(rng, lasts: np.ndarray, n: int) -> tuple:
+    """Steps of the questions under ``placement="paper"`` and which are the test phase."""
+    q = len(lasts)
+    test = np.zeros(q, bool)
+    test[rng.permutation(q)[:round(TEST_SHARE * q)]] = True
+    at = np.empty(q, np.int64)
+    at[~test] = _place(rng, lasts[~test], n, "uniform")
+    first = max(n, int(at[~test].max()) + 1 if (~test).any() else n)
+    at[test] = first + rng.permutation(int(test.sum()))
+    return at, test
+
+
 def _conversation(conv, p, cats, rng, offset):
     """Per-step arrays of one conversation; keys start at ``offset``."""
     turns = conv.turns[:p["max_turns"]] if p["max_turns"] else conv.turns
@@ -132,13 +152,18 @@ def _conversation(conv, p, cats, rng, offset):
     asked = [(j, q) for j, q in enumerate(conv.qa)
              if q.category in cats and q.evidence and q.evidence[-1] < n]
     lasts = np.array([q.evidence[-1] for _, q in asked], np.int64)
-    at = _place(rng, lasts, n, p["placement"])
+    if p["placement"] == "paper":
+        at, test = _paper_split(rng, lasts, n)
+    else:
+        at, test = _place(rng, lasts, n, p["placement"]), np.ones(len(asked), bool)
     T = max(n, int(at.max()) + 1 if len(at) else n)
     # probes: s uniform in 0..t-1 for every step t in 1..n-1 (drawn for all, used where free)
     probe = np.zeros(T, np.int64)
     probe[1:n] = rng.integers(0, np.arange(1, n))
     qa_of = np.full(T, -1, np.int64)
     qa_of[at] = np.arange(len(asked))
+    scored = np.zeros(T, bool)
+    scored[at[test]] = True
     evidence, query_text, category, qa_index = [], [], np.zeros(T, np.int64), np.full(T, -1)
     for t in range(T):
         if qa_of[t] >= 0:
@@ -158,7 +183,7 @@ def _conversation(conv, p, cats, rng, offset):
     info = {"name": conv.name, "turns": n, "questions": len(asked), "steps": T,
             "trailing_steps": T - n}
     return dict(turn_texts=[turn_text(t, p["text"]) for t in turns], keys=keys,
-                query_text=query_text, evidence=evidence, scored=qa_of >= 0,
+                query_text=query_text, evidence=evidence, scored=scored,
                 weights=weights, category=category, qa_index=qa_index, info=info)
 
 

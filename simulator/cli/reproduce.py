@@ -2,16 +2,19 @@
 
 NAME is ``table8``, ``table9``, ``table10``, ``table11``, ``drift``, ``ablation``, a figure
 alias (``fig3`` = table8, ``fig4`` = table9, ``fig5`` = table10) or ``all``.  Each run
-prints the table (mean ± std over the seeds, the paper's value beside ours where known,
-and a ``≠`` flag where they differ by more than two standard errors) and writes
-``NAME.png``, ``NAME.parquet`` (raw per-seed results with their configuration) and
-``NAME.json`` under ``--out``.  ``--json`` prints ``{"table", "columns", "rows": [{"policy",
-"source", COLUMN: {"mean", "std", "n", "paper", "differs"}}], "notes", "files"}`` (for
-``all``: ``{"tables": [...]}``).  Some also have ``"findings": [{"id", "finding", "verdict",
-"measured"}]``, printed after the table: ``memory-study`` (verdict ``reproduced``,
-``not reproduced`` or ``inconclusive``) and ``table8``, ``table9``, ``table10``, ``drift``
-(the authors' own expectations, :mod:`simulator.experiments.reproduce.authors_expectations`; verdict
-``met``, ``not met`` or ``not measured``).
+prints the table (mean ± std over the seeds and, under it where the paper prints the cell,
+the paper's value with the verdict: ``✓`` match, ``≠`` and ours − paper where they differ;
+``n/c`` where the paper's metric is another one) and writes ``NAME.png``, ``NAME.parquet``
+(raw per-seed results with their configuration) and ``NAME.json`` under ``--out``.
+``--json`` prints ``{"table", "columns", "rows": [{"policy", "source", COLUMN: {"mean",
+"std", "n", "paper", "paper_std", "differs", "verdict", "difference"}}], "notes",
+"paper_note", "paper_table", "files"}`` (for ``all``: ``{"tables": [...]}``); see
+:mod:`simulator.experiments.reproduce.paper_columns` for the verdicts.  Some also have
+``"findings": [{"id", "finding", "verdict", "measured"}]``, printed after the table:
+``memory-study`` (verdict ``reproduced``, ``not reproduced`` or ``inconclusive``) and
+``table8``, ``table9``, ``table10``, ``drift`` (the authors' own expectations,
+:mod:`simulator.experiments.reproduce.authors_expectations`; verdict ``met``, ``not met``
+or ``not measured``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,11 @@ import sys
 
 from simulator.cli import output as out
 from simulator.errors import InputError
+
+
+LEGEND = ("under our mean ± std: the paper's printed value; ✓ it lies in the seeds' 95% "
+          "t-interval of our mean widened by the printed rounding (±0.005 when the seeds "
+          "agree), ≠ it does not (then ours − paper); n/c the paper's metric is another one")
 
 
 def _seeds(text: str) -> list:
@@ -64,13 +72,25 @@ def _print(doc: dict, files: dict, grid: bool = True) -> None:
             if c is None:
                 cells.append("")
                 continue
-            text = f"{c['mean']:.3f} ± {c['std']:.3f}"
-            if c["paper"] is not None:
-                text += f" ({c['paper']:.3f}{' ≠' if c['differs'] else ''})"
-            cells.append(text)
+            cells.append(f"{c['mean']:.3f} ± {c['std']:.3f}" + _paper(c))
         table.add_row(row["policy"], row["source"], *cells)
     out.console().print(table)
+    if "temporal" in doc:  # locomo: the paper's temporal tables on our metrics
+        from simulator.cli.reproduce_temporal import print_temporal
+
+        print_temporal(doc["temporal"])
     _print_tail(doc, files)
+
+
+def _paper(c: dict) -> str:
+    """The paper's value and the verdict, on a second line of a cell ("" if none)."""
+    v = c.get("verdict")
+    if v is None:
+        return ""
+    if v == "not comparable":
+        return "\nn/c"
+    mark = "✓" if v == "match" else f"≠ {c['difference']:+.3f}"
+    return f"\n{c['paper']:.3f} {mark}"
 
 
 def _brief(value) -> str:
@@ -93,6 +113,8 @@ def _print_tail(doc: dict, files: dict, paper_note: bool = True) -> None:
                        f"[{_brief(f['measured'])}]")
     if paper_note:
         out.print_line(doc["paper_note"])
+        if any(row.get(c, {}).get("verdict") for row in doc["rows"] for c in doc["columns"]):
+            out.print_line(LEGEND)
     out.print_line("wrote " + ", ".join(files.values()))
 
 

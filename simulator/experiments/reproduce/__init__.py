@@ -37,8 +37,11 @@ def reproduce(name: str, quick: bool = False, seeds=(0, 1, 2), out_dir: str = "r
     seeds = [int(s) for s in seeds]
     if len(seeds) < 1:
         raise InputError("seeds must name at least one seed", "seeds")
-    cells, notes = exp.measure(quick, seeds)
+    # measure returns (cells, notes) or (cells, notes, sections): more top-level keys of
+    # the document (locomo's "temporal")
+    cells, notes, *sections = exp.measure(quick, seeds)
     doc = table(exp, cells, notes)
+    doc.update(*sections)
     doc["quick"] = quick
     doc["seeds"] = seeds
     return doc, outputs(exp, cells, doc, out_dir)

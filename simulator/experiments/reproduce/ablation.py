@@ -31,4 +31,7 @@ def _measure(quick: bool, seeds: list):
 
 EXPERIMENT = Experiment(name="ablation", title="Ablation: admission, eviction, both",
                         metric="hit rate / cost per step", xlabel="capacity K",
-                        measure=_measure)
+                        measure=_measure,
+                        paper_note="paper values: none; the paper's ablation (Table 6) is on "
+                                   "LoCoMo at K = 50 in LLM answer F1, not this synthetic "
+                                   "working-set ablation")

@@ -1,8 +1,9 @@
 """The SOLAR authors' own acceptance criteria for their synthetic runs, as findings.
 
 The authors' repository (ysunbp/SOLAR, ``synthetic_workload_spec.md`` §9) states what
-their synthetic experiments should show; the paper's printed values are not in our
-sources, so these expectations are the only reference results we can check.  Each is
+their synthetic experiments should show; beside the paper's printed values (the tables'
+``paper`` column, :mod:`~simulator.experiments.reproduce.paper_columns`) these are their
+reference results, checked as findings.  Each is
 evaluated on our measured cells, for every trace source that ran (our generator, the
 authors' published traces) and for both SOLAR variants (``solar``: the paper's
 algorithms; ``solar_ref``: the authors' code, their "LMU+TS"):

@@ -3,21 +3,22 @@
 An :class:`Experiment` measures *cells*: one value of one metric for one row (a policy,
 or a policy and a metric), one column (the swept value, named like ``m/K=1.5`` or
 ``K=20``), one trace source (our generator, or the authors' published traces) and one
-seed.  :func:`table` aggregates them over seeds into ``mean``, ``std`` and ``paper``, the
-paper's printed value, and flags a cell whose mean differs from it by more than two
-standard errors.
+seed.  :func:`table` aggregates them over seeds into ``mean``, ``std`` and ``n`` and sets
+the paper's printed value beside each (``paper``, ``paper_std``) with a ``verdict``
+(``match``, ``differs`` with the ``difference`` ours − paper, ``not comparable``, or null
+where nothing is printed) and ``differs`` (a bool, or null without a comparable value).
 
-The paper's printed numbers are not in our sources (neither our sources nor the authors'
-repository carries them, and the paper's text is not retrievable here), so ``paper`` is
-``None`` everywhere and no cell is flagged; ``PAPER`` in each experiment module is where
-they belong, as a labelled reference column, once available.
+The printed values are read from the paper-tables file
+(:mod:`~simulator.experiments.reproduce.paper_tables`, never copied into the project);
+each experiment names the printed table it compares with (``paper_table``) and maps its
+labels to the file's where they differ; :mod:`~simulator.experiments.reproduce.paper_columns`
+attaches them and computes the verdicts.  Without the file every paper key is null.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import os
 from typing import Callable
 
@@ -35,7 +36,6 @@ class Experiment:
     metric: str
     xlabel: str
     measure: Callable  # (quick: bool, seeds: list[int]) -> (cells, notes)
-    paper: dict = dataclasses.field(default_factory=dict)  # (row, column) -> value
     # Optional: cells -> [{"id", "finding", "verdict", "measured"}] (the JSON "findings"),
     # and a plot writer (exp, doc, cells, path) that replaces write_plot.
     findings: Callable | None = None
@@ -45,7 +45,20 @@ class Experiment:
     # whether it can run here (False for data or extras not on this machine: ``all`` skips it)
     available: Callable = lambda: True
     # what the printed table says of the paper's values
-    paper_note: str = "paper values: not in our sources (see README, Reproduction)"
+    paper_note: str = "paper values: no printed table of the SOLAR paper corresponds"
+    # The paper's printed table(s) compared with, keys of the paper-tables file (a later
+    # one only fills cells the earlier leave empty), and our labels -> the file's where
+    # they differ (see paper_columns)
+    paper_table: str | tuple = ()
+    paper_rows: dict = dataclasses.field(default_factory=dict)
+    paper_columns: dict = dataclasses.field(default_factory=dict)
+    # False where the paper's metric is another one (an LLM's answer F1): "not comparable"
+    paper_comparable: bool = True
+    # (file row, file column) -> why we do not measure that printed cell
+    paper_unmeasured: dict = dataclasses.field(default_factory=dict)
+    # () -> (rows, columns): every label a run (full or quick) can emit; the printed cells
+    # are checked against them
+    labels: Callable | None = None
 
 
 def cell(row, column, seed, value, source="generator", **config) -> dict:
@@ -54,8 +67,16 @@ def cell(row, column, seed, value, source="generator", **config) -> dict:
                 config=json.dumps(config, sort_keys=True, default=str))
 
 
-def table(exp: Experiment, cells: list, notes: list) -> dict:
-    """The ``--json`` document: columns in measurement order, one row per (row, source)."""
+def table(exp: Experiment, cells: list, notes: list, load: Callable | None = None) -> dict:
+    """The ``--json`` document: columns in measurement order, one row per (row, source).
+
+    ``load``: returns the paper-tables document (default: read the file, or None).
+    """
+    from simulator.experiments.reproduce import paper_columns, paper_tables
+
+    # only an experiment that compares reads the file (a malformed one stops only those)
+    tables = (load or paper_tables.load)() if paper_columns.keys(exp) else None
+    found, conflicts = paper_columns.merged(exp, tables)
     columns = list(dict.fromkeys(c["column"] for c in cells))
     keys = list(dict.fromkeys((c["row"], c["source"]) for c in cells))
     rows = []
@@ -68,14 +89,15 @@ def table(exp: Experiment, cells: list, notes: list) -> dict:
                 continue
             mean = float(np.mean(vals))
             std = float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0
-            paper = exp.paper.get((row, col)) if source == "generator" else None
-            se = std / math.sqrt(len(vals))
-            flag = None if paper is None else bool(abs(mean - paper) > 2 * se)
-            out[col] = {"mean": mean, "std": std, "n": len(vals), "paper": paper,
-                        "differs": flag}
+            printed = found.get(paper_columns.file_label(exp, row, col))
+            out[col] = {"mean": mean, "std": std, "n": len(vals),
+                        **paper_columns.fields(exp, mean, std, len(vals), printed)}
         rows.append(out)
+    notes = list(notes) + paper_columns.notes(exp, rows, columns, tables, found,
+                                                      conflicts)
     doc = {"table": exp.name, "title": exp.title, "metric": exp.metric,
-           "columns": columns, "rows": rows, "notes": notes, "paper_note": exp.paper_note}
+           "columns": columns, "rows": rows, "notes": notes, "paper_note": exp.paper_note,
+           "paper_table": list(paper_columns.keys(exp))}
     if exp.findings is not None:
         doc["findings"] = exp.findings(cells)
     return doc
@@ -91,7 +113,8 @@ def write_parquet(cells: list, path: str) -> None:
 
 
 def write_plot(exp: Experiment, doc: dict, path: str) -> None:
-    """Mean ± std of every row against the swept columns, one line per row (atomic PNG)."""
+    """Mean ± std of every row against the swept columns, one line per row, and the paper's
+    printed values as crosses (atomic PNG)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -106,11 +129,18 @@ def write_plot(exp: Experiment, doc: dict, path: str) -> None:
         std = [row[cols[i]]["std"] for i in have]
         label = row["policy"] + ("" if row["source"] == "generator" else f" ({row['source']})")
         style = "-" if row["source"] == "generator" else "--"
-        ax.errorbar(x[have], mean, yerr=std, marker="o", ls=style, capsize=2, label=label)
+        line = ax.errorbar(x[have], mean, yerr=std, marker="o", ls=style, capsize=2,
+                           label=label)
+        printed = [i for i in have if row[cols[i]].get("paper") is not None]
+        if printed and row["source"] == "generator":  # the paper's value, once per policy
+            ax.plot(x[printed], [row[cols[i]]["paper"] for i in printed], "x", ms=6,
+                    color=line[0].get_color())
     ax.set_xticks(x, cols, rotation=30, fontsize=8)
     ax.set_xlabel(exp.xlabel)
     ax.set_ylabel(exp.metric)
-    ax.set_title(exp.title, fontsize=9)
+    ax.set_title(exp.title + (" (×: the paper's printed value)" if any(
+        row.get(c, {}).get("paper") is not None for row in doc["rows"] for c in cols)
+        else ""), fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110))

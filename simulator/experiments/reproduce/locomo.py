@@ -12,14 +12,24 @@ the seeds; each conversation is its own run (a fresh, empty cache), under the pr
 (every step, warm-up included) of SOLAR and SOLAR-A.  ``--quick`` runs one conversation.
 
 The paper's Table 4 reports answer F1 of an LLM that reads the retrieved turns, a different
-metric from ours; its values are not shown (no ``paper`` column values), and a comparison
-can only be of the ordering of the policies.
+metric from ours: its values fill the ``paper`` cells of the K columns as a labelled
+reference, each with the verdict ``not comparable`` (never a difference), and a
+comparison can only be of the ordering of the policies (Kendall's τ, in ``temporal``).
+
+The K columns' runs also record what each step retrieved (``run(retrievals=True)``, which
+changes no result), and the document's ``temporal`` section
+(:mod:`~simulator.experiments.reproduce.locomo_temporal`) builds from them the paper's
+Tables 5, 6 and 12 (SOLAR against FIFO over time, the ablation at K = 50, learning slopes)
+on evidence hit@3 and on an LLM-free answer F1 (LoCoMo's token F1 of the best retrieved
+turn), Kendall's τ against Table 4's ordering, and the paper's LoCoMo findings with
+verdicts.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from simulator.experiments.reproduce import locomo_temporal, paper_tables
 from simulator.experiments.reproduce.base import PAPER_POLICIES, Experiment, cell, ref_policies
 
 CAPACITIES = (10, 20, 50, 100)
@@ -75,14 +85,21 @@ def _measure(quick: bool, seeds: list):
               + [(f"B={B}", tokens, {"budget": B}) for B in TOKEN_BUDGETS])
     cells = []
     unlimited = {}
+    recorder = locomo_temporal.Recorder(traces)
     for pol in policies:
         for column, source, limit in limits:
+            # the K columns' runs also record R_t (no result changes) for the temporal tables
+            timed = column.startswith("K=")
             for s in seeds:
                 if pol == "unlimited" and column != limits[0][0]:  # no limit: the same runs
                     runs = {k: r for k, r in unlimited.items() if k[1] == s}
+                    if timed:
+                        recorder.add(pol, column, s, runs, same_as=limits[0][0])
                 else:
-                    runs = {key: run(tr, pol, top_k=TOP_K, seed=s, **limit)
+                    runs = {key: run(tr, pol, top_k=TOP_K, seed=s, retrievals=timed, **limit)
                             for key, tr in source.items() if key[1] == s}
+                    if timed:
+                        recorder.add(pol, column, s, runs)
                 hit, mod = _pooled(list(runs.values()))
                 conf = dict(policy=pol, top_k=TOP_K, workload="locomo",
                             conversations=sorted({k[0] for k in runs}), **limit)
@@ -107,8 +124,8 @@ def _measure(quick: bool, seeds: list):
         f"{len(convs)} conversation(s) ({', '.join(convs)}), {asked} scored questions, "
         f"placement {first['params']['placement']}, top-{TOP_K}; each conversation starts "
         "from an empty cache",
-        "paper Table 4 reports LLM answer F1, a different metric: only the policy ordering "
-        "is comparable, so no paper values are shown",
+        "paper Table 4 reports LLM answer F1, a different metric: its values are shown for "
+        "reference, marked not comparable; only the policy ordering is comparable",
         "data quirks (counted, not fatal): " + ", ".join(f"{k} {v}" for k, v in quirks.items()),
         f"unlimited hit@3 by category (seed {seeds[0]}): "
         f"{_by_category(traces, unlimited, seeds[0])}",
@@ -119,7 +136,7 @@ def _measure(quick: bool, seeds: list):
         _token_sizes(tokens, seeds[0]),
         _rank_changes(cells, policies),
     ]
-    return cells, notes
+    return cells, notes, {"temporal": recorder.section(seeds, paper_tables.load())}
 
 
 def _token_sizes(tokens: dict, seed: int) -> str:
@@ -178,5 +195,7 @@ EXPERIMENT = Experiment(name="locomo", title="LoCoMo: evidence hit@3 by capacity
                         metric="evidence hit@3", xlabel="capacity K (turns) or budget B "
                                                         "(tokens)", measure=_measure,
                         available=_available,
-                        paper_note="paper values: none shown (Table 4 is LLM answer F1, "
-                                   "another metric; compare the ordering only)")
+                        paper_table="table4_locomo_f1", paper_comparable=False,
+                        paper_note="paper values: Table 4's LLM answer F1, another metric, "
+                                   "shown for reference (not comparable; compare the "
+                                   "ordering only)")

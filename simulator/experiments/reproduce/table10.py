@@ -6,12 +6,23 @@ retrieval.  Rows: hit rate and precision@3 of that pool as P grows — the inver
 the paper appears when relevance follows the published code (three listed items per
 query, ``relevant=3``, rows marked "code rule"); with the model's topic relevance (the
 description, rows without mark) a larger pool only adds relevant items.
+
+Paper column: Table 10 (``table10_frozen_pool``, columns ``pool=P``); its hit rate and
+precision@3 stand beside both of our relevance rules.
 """
 
 from simulator.experiments.reproduce import authors_expectations
 from simulator.experiments.reproduce.base import Experiment, cell
 
 POOLS = (50, 100, 200, 500, 1000, 2000, 5000)
+MARKS = ("", " (code rule)")
+# our row -> the paper's: both relevance rules meet the one printed row
+ROWS = {f"{ours}{mark}": theirs for mark in MARKS
+        for ours, theirs in (("hit rate", "hit_rate"), ("precision@3", "precision_at_3"))}
+
+
+def _labels():
+    return tuple(ROWS), tuple(f"P={p}" for p in POOLS)
 
 
 def _measure(quick: bool, seeds: list):
@@ -21,7 +32,7 @@ def _measure(quick: bool, seeds: list):
     cells = []
     queries = 300 if quick else 1000
     for P in (50, 500, 5000) if quick else POOLS:
-        for relevant, mark in ((0, ""), (3, " (code rule)")):
+        for relevant, mark in zip((0, 3), MARKS):
             for seed in seeds:
                 params = {"mode": "frozen", "pool": P, "queries": queries,
                           "relevant": relevant}
@@ -37,4 +48,7 @@ def _measure(quick: bool, seeds: list):
 EXPERIMENT = Experiment(name="table10", title="Table 10: frozen pool size vs retrieval quality",
                         metric="rate", xlabel="pool size P (= K)", measure=_measure,
                         findings=lambda cells: authors_expectations.noise_peak(
-                            cells, [f"P={p}" for p in POOLS]))
+                            cells, [f"P={p}" for p in POOLS]),
+                        paper_table="table10_frozen_pool", paper_rows=ROWS,
+                        paper_columns={f"P={p}": f"pool={p}" for p in POOLS}, labels=_labels,
+                        paper_note="paper: Table 10, beside both relevance rules")
