@@ -208,3 +208,30 @@ def test_printed_verdicts_show_instances_and_corrections(quick_run, capsys):
         if r.corrected:
             assert f"corrected:  {r.corrected['statement']} → {r.corrected['verdict']}" in text
     assert any(r.instance for r in results) and any(r.corrected for r in results)
+
+
+@pytest.mark.parametrize("ci_low, verdict", [(0.55, "inconclusive"), (0.30, "violated")])
+def test_a_lower_bound_is_never_holds_from_not_refuted(ci_low, verdict, monkeypatch,
+                                                        tmp_path):
+    """Theorem 5.7 bounds every online policy's regret from below: runs that fail to
+    refute it (every slope CI above 0.5) are inconclusive, one faster policy violates it."""
+    import dataclasses
+
+    from theory.claims import regret_lower, regret_runs
+    from theory.regret_fit import RegretCurve
+
+    fields = {f.name: None for f in dataclasses.fields(RegretCurve)}
+
+    def fake(policy, params, quick):
+        slow = policy != "lru"  # lru gets the CI under test
+        return RegretCurve(**dict(fields, policy=policy, horizons=[100, 400], seeds=[0],
+                                  per_seed=[[10.0, 40.0]], mean=[10.0, 40.0], slope=1.0,
+                                  ci=(0.9, 1.1) if slow else (ci_low, ci_low + 0.1),
+                                  valid=True, reason="", config={},
+                                  guard={"slope": 1.0}))
+
+    monkeypatch.setattr(regret_runs, "curve", fake)
+    monkeypatch.setattr(regret_runs, "instance", lambda *a: {"trace": "x"})
+    result = regret_lower.CLAIM.run(True, str(tmp_path))
+    assert result.verdict == verdict
+    assert "lower bound" in regret_lower.CLAIM.conditions

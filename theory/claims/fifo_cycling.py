@@ -33,7 +33,7 @@ def _costs(K, lam, cycles, seed=0):
 
 
 def _check(quick: bool, out_dir: str) -> dict:
-    grid_K = (2, 4) if quick else (2, 3, 5, 10)
+    grid_K = (1, 2, 4) if quick else (1, 2, 3, 5, 10)  # K = 1: the edge (m = 2 topics)
     grid_lam = (0.0, 1.0) if quick else (0.0, 0.5, 1.0, 2.0)
     cycles = (4, 16, 64) if quick else (4, 16, 64, 256)
     rows, limits, bad = [], [], None
@@ -87,6 +87,6 @@ CLAIM = Claim(
     statement="Theorem 5.1: FIFO's competitive ratio is at least (K+1)(1+λ) (cycling "
               "over K+1 topics), hence Ω(K).",
     conditions="cycling workload with m = K+1 topics (2 items per topic, d = 32), "
-               "k = K, hit quality, exact OPT; K ∈ {2,3,5,10}, λ ∈ {0,0.5,1,2}, "
-               "T = 4…256 cycles (quick: K ∈ {2,4}, λ ∈ {0,1}, up to 64 cycles)",
+               "k = K, hit quality, exact OPT; K ∈ {1,2,3,5,10}, λ ∈ {0,0.5,1,2}, "
+               "T = 4…256 cycles (quick: K ∈ {1,2,4}, λ ∈ {0,1}, up to 64 cycles)",
     check=_check)
