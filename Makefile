@@ -6,7 +6,7 @@ JOBS ?= 2
 PYTHON ?= python3
 BIN := $(VENV)/bin
 
-.PHONY: test demo bench clean
+.PHONY: test demo bench lab clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,16 @@ demo: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(BIN)/semcache bench
+
+# JupyterLab (the `lab` extra) into the venv, then the notebooks in it; `make test` and
+# `make demo` never need it.  Jupyter refuses to run as root: LAB_ARGS=--allow-root
+LAB_ARGS ?=
+$(VENV)/.lab: $(VENV)/.installed
+	$(BIN)/python -m pip install -e '.[lab]'
+	touch $@
+
+lab: $(VENV)/.lab
+	$(BIN)/jupyter lab notebooks/ $(LAB_ARGS)
 
 # Build and cache files only; the venv stays (remove it by hand to start over).
 clean:

@@ -2,15 +2,60 @@
 
 Notebooks run in a fresh kernel with the working directory set to a temporary folder, so
 files they write never land in the repository; ``SEMCACHE_NOTEBOOK_QUICK=1`` asks them for
-their small settings.
+their small settings.  Some notebooks get a probe: a cell appended to the copy in memory
+that prints, as one JSON line, what the test then checks (the file itself is untouched).
 """
 
+import json
+import math
 import os
 import pathlib
 
 import pytest
 
 NOTEBOOKS = sorted((pathlib.Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
+
+# bounds.ipynb: redraw's defaults, the controls that `interact` wired, what it called redraw
+# with, and the panels of both figures (section 1's and the one drawn through the controls).
+BOUNDS_PROBE = """
+import inspect, json
+def panel(ax):
+    return dict(title=ax.get_title(), bars=[p.get_height() for p in ax.patches],
+                points=[[float(y) for y in line.get_ydata()] for line in ax.get_lines()])
+print(json.dumps(dict(
+    defaults={n: p.default for n, p in inspect.signature(redraw).parameters.items()},
+    controls={n: [type(w).__name__, w.value] for n, w in controls.items()},
+    wired=sorted(w.description for w in ui.kwargs_widgets),
+    called_with=ui.kwargs,
+    figures=[[panel(ax) for ax in f.axes] for f in (fig, ui.result)])))
+"""
+
+
+def check_bounds(report, nb):
+    defaults = report["defaults"]
+    assert set(defaults) == {"K", "lam", "workload", "policy", "T"}
+    # one control per argument, starting at redraw's default: the figure a user sees first
+    # is the headless one
+    assert {n: v for n, (_, v) in report["controls"].items()} == defaults
+    assert report["controls"]["K"][0] == "IntSlider"
+    assert report["controls"]["workload"][0] == "Dropdown"
+    assert report["wired"] == sorted(["K", "λ", "workload", "policy", "T"])
+    assert report["called_with"] == defaults
+    headless, through_controls = report["figures"]
+    assert [p["title"][:3] for p in headless] == ["(a)", "(b)", "(c)"]
+    assert headless == through_controls
+    a, b, c = headless
+    cost, optimum = a["bars"]  # cycling: OPT is exact, two bars
+    assert 0 < optimum <= cost and "ratio = " in a["title"]
+    assert len(b["points"][0]) == 4 and all(r >= 1 for r in b["points"][0])
+    assert len(c["points"][0]) == 4 and all(math.isfinite(r) and r > 0 for r in c["points"][0])
+    # the widgets reached the (absent) front-end: nbclient stores their state
+    state = nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    described = {m["state"].get("description") for m in state.values()}
+    assert set(report["wired"]) <= described
+
+
+CHECKS = {"bounds.ipynb": (BOUNDS_PROBE, check_bounds)}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -21,11 +66,18 @@ def test_notebook_runs(path, tmp_path, monkeypatch):
     monkeypatch.setenv("SEMCACHE_NOTEBOOK_QUICK", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     nb = nbformat.read(path, as_version=4)
+    probe, check = CHECKS.get(path.name, (None, None))
+    if probe:
+        nb.cells.append(nbformat.v4.new_code_cell(probe))
     NotebookClient(nb, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
               if o.get("output_type") == "error"]
     assert not errors
+    if probe:
+        printed = "".join(o["text"] for o in nb.cells[-1].outputs
+                          if o.get("output_type") == "stream" and o["name"] == "stdout")
+        check(json.loads(printed.strip().splitlines()[-1]), nb)
 
 
 def test_there_are_notebooks():

@@ -15,6 +15,15 @@ the paper's value with the verdict: ``✓`` match, ``≠`` and ours − paper wh
 ``table8``, ``table9``, ``table10``, ``drift`` (the authors' own expectations,
 :mod:`simulator.experiments.reproduce.authors_expectations`; verdict ``met``, ``not met``
 or ``not measured``).
+
+``--report DIR`` (with ``all`` only: a report is of everything) runs every table and every
+claim check and writes ``DIR/index.md`` (the tables beside the paper, findings and claims
+with their verdicts, the command and seeds behind each number, the versions), one PNG per
+figure with its data as JSON beside it, and ``report.json``
+(:mod:`simulator.experiments.report`).  DIR must be new, empty or a previous report; it
+is checked before any work, and the report appears all at once or not at all.  With
+``--report``, ``--out`` is not used (the tables' files go under ``DIR/tables``) and
+``--json`` prints ``report.json``.
 """
 
 from __future__ import annotations
@@ -122,6 +131,8 @@ def cmd_reproduce(args) -> int:
     from simulator.experiments.reproduce import REGISTRY, get, reproduce
 
     seeds = _seeds(args.seeds)
+    if args.report is not None:
+        return _report(args, seeds)
     names = list(REGISTRY) if args.name == "all" else [get(args.name).name]
     if args.name == "all":
         skipped = [n for n in names if not REGISTRY[n].available()]
@@ -141,6 +152,24 @@ def cmd_reproduce(args) -> int:
     return 0
 
 
+def _report(args, seeds: list) -> int:
+    from simulator.experiments import report
+
+    if args.name != "all":
+        raise InputError(f"--report needs NAME 'all' (a report is of every experiment), "
+                         f"got '{args.name}'")
+    report.check_target(args.report)  # before any work
+    progress = None if args.json else report.progress_to_stderr
+    manifest = report.build(args.report, quick=args.quick, seeds=seeds, progress=progress)
+    if args.json:
+        out.emit_json(manifest)
+    else:
+        made = sum("png" in f for f in manifest["figures"])
+        out.print_line(f"wrote {args.report}/index.md, {made} figures, "
+                       f"{len(manifest['tables'])} tables, {len(manifest['claims'])} claims")
+    return 0
+
+
 def add_parser(sub) -> None:
     """Register ``semcache reproduce`` on the subcommand set ``sub``."""
     from simulator.experiments.reproduce import NAMES
@@ -153,5 +182,8 @@ def add_parser(sub) -> None:
     p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")
     p.add_argument("--out", default="reproduce-out", metavar="DIR",
                    help="folder for NAME.png, NAME.parquet, NAME.json")
+    p.add_argument("--report", metavar="DIR",
+                   help="with 'all': run every table and claim check and write DIR/index.md, "
+                        "the figures and report.json (DIR new, empty or a previous report)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_reproduce)

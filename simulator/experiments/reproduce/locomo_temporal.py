@@ -48,6 +48,7 @@ import math
 
 import numpy as np
 
+from simulator.experiments.reproduce import locomo_curves
 from simulator.experiments.reproduce.base import PAPER_POLICIES
 from simulator.experiments.reproduce.memory_findings import interval
 
@@ -166,6 +167,7 @@ class Recorder:
             }
             findings += [dict(f, id=f"{f['id']} ({m})", metric=m) for f in _findings(s)]
         out["findings"] = findings
+        out["curves"] = locomo_curves.curves(self.values, seeds, METRICS)  # Figure 2's
         return out
 
 
