@@ -166,12 +166,21 @@ def bounds(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
     """
     if quality not in QUALITY_CODES:
         raise ValueError(quality)
+    return bracket(lower_bound, upper_bound, trace, capacity, top_k, switch_cost, quality,
+                   width)
+
+
+def bracket(lower, upper, trace, limit, top_k: int, switch_cost: float, quality: str,
+            width: int | None = None):
+    """:func:`bounds` with the two bound functions given (``limit``: their second
+    argument, a capacity here, a budget plan in :mod:`theory.opt_sized`): the lower
+    bound's relaxed schedule joins the upper bound's candidates, and the two are checked
+    against each other."""
     needed = trace.steps <= max(ARRIVAL_MAX_T, BEAM_MAX_T)  # the dense T x T model
     model = build_model(trace, top_k, quality) if needed else None
-    lb, lb_name, relaxed = lower_bound(trace, capacity, top_k, switch_cost, quality, model)
+    lb, lb_name, relaxed = lower(trace, limit, top_k, switch_cost, quality, model)
     extra = [("flow-schedule", relaxed)] if relaxed is not None else []
-    ub, ub_name, sched = upper_bound(trace, capacity, top_k, switch_cost, quality, model,
-                                     extra, width)
+    ub, ub_name, sched = upper(trace, limit, top_k, switch_cost, quality, model, extra, width)
     if lb > ub + 1e-9 * max(1.0, abs(ub)):
         raise RuntimeError(f"lower bound {lb} ({lb_name}) exceeds upper bound {ub} ({ub_name})")
     return float(min(lb, ub)), float(ub), f"bounds:{lb_name}+{ub_name}", sched

@@ -159,12 +159,5 @@ def bounds(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float, quali
            width: int | None = None):
     """``(lower, upper, method, schedule)`` with lower <= OPT <= upper = replay(schedule)
     under the budget; ``method`` is ``"bounds:<lower method>+<upper method>"``."""
-    needed = trace.steps <= max(opt_bounds.ARRIVAL_MAX_T, opt_bounds.BEAM_MAX_T)
-    model = build_model(trace, top_k, quality) if needed else None
-    lb, lb_name, relaxed = lower_bound(trace, budget_plan, top_k, switch_cost, quality, model)
-    extra = [("flow-schedule", relaxed)] if relaxed is not None else []
-    ub, ub_name, sched = upper_bound(trace, budget_plan, top_k, switch_cost, quality, model,
-                                     extra, width)
-    if lb > ub + 1e-9 * max(1.0, abs(ub)):
-        raise RuntimeError(f"lower bound {lb} ({lb_name}) exceeds upper bound {ub} ({ub_name})")
-    return float(min(lb, ub)), float(ub), f"bounds:{lb_name}+{ub_name}", sched
+    return opt_bounds.bracket(lower_bound, upper_bound, trace, budget_plan, top_k,
+                              switch_cost, quality, width)
