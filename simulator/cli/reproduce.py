@@ -14,7 +14,9 @@ the paper's value with the verdict: ``✓`` match, ``≠`` and ours − paper wh
 ``memory-study`` (verdict ``reproduced``, ``not reproduced`` or ``inconclusive``) and
 ``table8``, ``table9``, ``table10``, ``drift`` (the authors' own expectations,
 :mod:`simulator.experiments.reproduce.authors_expectations`; verdict ``met``, ``not met``
-or ``not measured``).
+or ``not measured``).  ``locomo`` also has ``"temporal"``: the paper's Tables 5, 6 and 12
+on our two metrics, Kendall's τ against Table 4 and its findings
+(:mod:`simulator.experiments.reproduce.locomo_temporal`), printed after the table.
 
 ``--report DIR`` (with ``all`` only: a report is of everything) runs every table and every
 claim check and writes ``DIR/index.md`` (the tables beside the paper, findings and claims

@@ -35,7 +35,9 @@ class Experiment:
     title: str
     metric: str
     xlabel: str
-    measure: Callable  # (quick: bool, seeds: list[int]) -> (cells, notes)
+    # (quick: bool, seeds: list[int]) -> (cells, notes) or (cells, notes, sections), the
+    # dict ``sections`` adding top-level keys to the JSON document (locomo's "temporal")
+    measure: Callable
     # Optional: cells -> [{"id", "finding", "verdict", "measured"}] (the JSON "findings"),
     # and a plot writer (exp, doc, cells, path) that replaces write_plot.
     findings: Callable | None = None
