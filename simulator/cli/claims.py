@@ -1,7 +1,9 @@
 """``semcache claims``: run every claim check and print the verdicts.
 
 ``--json`` prints ``{"claims": [{"id", "statement", "conditions", "verdict", "evidence",
-"measured", "instance", "corrected", "seconds"}, ...], "quick": bool}``.  Without it, a
+"measured", "instance", "corrected", "readings", "subranges", "seconds"}, ...], "quick":
+bool}`` (``readings``: one verdict per reading of the claim; ``subranges``: one per part of
+its tested range; docs/claims.md).  Without it, a
 readable report.  ``--markdown`` prints the README's "Claims" section instead, and
 ``--update-readme FILE`` rewrites that section of FILE in place (between the
 ``<!-- claims:begin -->`` and ``<!-- claims:end -->`` markers) from this run.  Breaking
@@ -32,8 +34,22 @@ def markdown(results: list, quick: bool) -> str:
         lines += ["", "Corrected statements tested alongside:", ""]
         lines += [f"- `{r.id}`: {r.corrected['statement']} — **{r.corrected['verdict']}** "
                   f"({r.corrected['evidence']})" for r in fixes]
+    split = [r for r in results if r.readings or r.subranges]
+    if split:
+        lines += ["", "Readings and sub-ranges (the headline verdict is the paper's statement "
+                      "as the paper gives it; each line below is from the same run):", ""]
+        lines += [f"- `{r.id}`: {_parts(r)}" for r in split]
     lines.append(END)
     return "\n".join(lines) + "\n"
+
+
+def _parts(r) -> str:
+    """One line: each reading's and each sub-range's verdict."""
+    said = [f"{x['reading']} **{x['verdict']}** ({x['evidence']})" for x in r.readings or ()]
+    if r.subranges:
+        said.append("sub-ranges: " + "; ".join(f"{x['range']} **{x['verdict']}**"
+                                                for x in r.subranges))
+    return "; ".join(said)
 
 
 def _cell(text: str) -> str:
@@ -89,6 +105,11 @@ def print_result(r) -> None:
     if r.corrected:
         out.print_line(f"  corrected:  {r.corrected['statement']} → "
                        f"{r.corrected['verdict']} ({r.corrected['evidence']})")
+    for x in r.readings or ():
+        out.print_line(f"  reading:    {x['reading']} → {x['verdict']} ({x['evidence']})")
+    for x in r.subranges or ():
+        where = f"; instance {x['instance']['trace']}" if x.get("instance") else ""
+        out.print_line(f"  range:      {x['range']} → {x['verdict']} ({x['evidence']}{where})")
 
 
 def add_parser(sub) -> None:

@@ -15,6 +15,14 @@ is tested; its ``check(quick, out_dir)`` runs the experiment and returns a
 
 A claim that fails may also report a ``corrected`` statement (the bound the evidence
 supports) with its own verdict.
+
+Readings and sub-ranges.  The headline verdict is for the statement *as the paper gives
+it* (its definitions, the workload and comparator of its proof).  Where the paper's model
+or comparator differs from ours (Definition 2.3's comparator, forced admission, our
+reading of a definition), ``readings`` lists one verdict per reading, each naming which
+one it is.  A statement covers a range of parameters; ``subranges`` lists one verdict per
+part of the tested range (edge values such as K = 1, λ = 0, k ≥ K, small T on their own),
+each failing part with its own breaking instance (:func:`by_subrange`).
 """
 
 from __future__ import annotations
@@ -40,6 +48,8 @@ class ClaimResult:
     measured: dict
     instance: dict | None = None
     corrected: dict | None = None
+    readings: list | None = None
+    subranges: list | None = None
     seconds: float = 0.0
 
     def __post_init__(self):
@@ -69,6 +79,32 @@ class Claim:
         found = self.check(quick, out_dir)
         return ClaimResult(id=self.id, statement=self.statement, conditions=self.conditions,
                            seconds=round(time.perf_counter() - start, 2), **found)
+
+
+def by_subrange(rows: list, ranges: dict, ok: Callable, instance: Callable) -> list:
+    """One verdict per named part of a tested range.
+
+    ``ranges`` maps a name (e.g. ``"K = 1"``) to a predicate on a row; ``ok(row)`` says
+    whether the row agrees with the statement; ``instance(row)`` saves the row's breaking
+    instance (called once per failing part, on its smallest failing row by ``steps``).
+    A part with no rows is reported as ``inconclusive`` (nothing was tested there).
+    """
+    parts = []
+    for name, inside in ranges.items():
+        mine = [r for r in rows if inside(r)]
+        bad = [r for r in mine if not ok(r)]
+        if not mine:
+            parts.append(dict(range=name, runs=0, verdict=INCONCLUSIVE,
+                              evidence="no run in this part of the range"))
+        elif bad:
+            worst = min(bad, key=lambda r: r.get("steps", 0))
+            parts.append(dict(range=name, runs=len(mine), verdict=VIOLATED,
+                              evidence=f"{len(bad)} of {len(mine)} runs break it",
+                              instance=instance(worst)))
+        else:
+            parts.append(dict(range=name, runs=len(mine), verdict=HOLDS,
+                              evidence=f"all {len(mine)} runs agree"))
+    return parts
 
 
 def save_instance(trace, out_dir: str, name: str, model: dict,

@@ -31,7 +31,7 @@ def _misses(trace, policy, K):
 def _check(quick: bool, out_dir: str) -> dict:
     from workloads.adversarial import build
 
-    grid_K = (2, 4, 8) if quick else (2, 4, 8, 16)
+    grid_K = (1, 2, 4, 8) if quick else (1, 2, 4, 8, 16)  # K = 1: LRU = Belady
     rows, bad = [], None
     for K in grid_K:
         for policy in ("lru", "fifo"):
@@ -80,6 +80,7 @@ CLAIM = Claim(
     title="LRU is exactly K-competitive (paging)",
     statement="Classical LRU has competitive ratio K in paging mode.",
     conditions="paging mode against Belady's MIN (demand paging); paging adversary with "
-               "K ∈ {2,4,8,16}, T = 10…1000 cycles of K (quick: K ≤ 8, ≤ 400 cycles); "
-               "3000 seeded random sequences, K ≤ 8, up to 3K+2 pages (quick: 200)",
+               "K ∈ {1,2,4,8,16}, T = 10…1000 cycles of K (quick: K ≤ 8, ≤ 400 cycles); "
+               "3000 seeded random sequences, K = 1…8, T = K+1…299, up to 3K+2 pages "
+               "(quick: 200)",
     check=_check)

@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from simulator.runner import run
-from theory.claims.base import HOLDS, VIOLATED, Claim, save_instance
+from theory.claims.base import HOLDS, VIOLATED, Claim, by_subrange, save_instance
 from theory.claims.tiny import random_instance
 from theory.gate_replay import gate_path
 
@@ -35,11 +35,22 @@ def _one(trace, policy, model, params):
                 bound=bound, holds=n_mod <= bound, **model, params=params)
 
 
+SUBRANGES = {"K = 1": lambda r: r["capacity"] == 1, "λ = 0": lambda r: r["switch_cost"] == 0,
+             "k ≥ K": lambda r: r["top_k"] >= r["capacity"], "T ≤ 4": lambda r: r["steps"] <= 4,
+             "fixed τ": lambda r: "tau" in r["params"], "EMA τ": lambda r: "tau" not in r["params"]}
+
+
+def _save(case, out_dir, name):
+    trace, model, policy, params = case
+    return save_instance(trace, out_dir, name, dict(model, policy=policy, policy_params=params),
+                         with_opt=False)
+
+
 def _check(quick: bool, out_dir: str) -> dict:
     import workloads
 
     rows, cases = [], []
-    lams = (0.5, 2.0) if quick else (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)
+    lams = (0.0, 2.0) if quick else (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)
     for name, prm in WORKLOADS[:2] if quick else WORKLOADS:
         trace = workloads.get(name).generate(prm, 0)
         for lam in lams:
@@ -50,7 +61,7 @@ def _check(quick: bool, out_dir: str) -> dict:
                     cases.append((trace, model, policy, params))
     rng = np.random.default_rng(52)
     for _ in range(100 if quick else 1000):
-        trace, model = random_instance(rng)
+        trace, model = random_instance(rng, deeper=1)
         params = {} if rng.random() < 0.5 else {"tau": 2 * model["switch_cost"]}
         rows.append(dict(_one(trace, "solar", model, params), workload="random tiny"))
         cases.append((trace, model, "solar", params))
@@ -59,16 +70,18 @@ def _check(quick: bool, out_dir: str) -> dict:
                     max_N_tau_over_T=tight["modifications"] * tight["tau_min"] / tight["steps"],
                     tightest=tight, workload_rows=[r for r in rows
                                                    if r["workload"] != "random tiny"])
+    for i, r in enumerate(rows):
+        r["index"] = i
+    measured["subranges"] = parts = by_subrange(
+        rows, SUBRANGES, lambda r: r["holds"],
+        lambda r: _save(cases[r["index"]], out_dir, f"thm5_2_{r['index']}"))
     broken = [i for i, r in enumerate(rows) if not r["holds"]]
     if broken:
         i = min(broken, key=lambda j: rows[j]["steps"])
-        trace, model, policy, params = cases[i]
-        inst = save_instance(trace, out_dir, "thm5_2",
-                             dict(model, policy=policy, policy_params=params),
-                             with_opt=False)
-        return dict(verdict=VIOLATED, measured=measured, instance=inst,
+        return dict(verdict=VIOLATED, measured=measured, subranges=parts,
+                    instance=_save(cases[i], out_dir, "thm5_2"),
                     evidence=f"N = {rows[i]['modifications']} > ⌊T/τ_min⌋ = {rows[i]['bound']}")
-    return dict(verdict=HOLDS, measured=measured,
+    return dict(verdict=HOLDS, measured=measured, subranges=parts,
                 evidence=f"N ≤ ⌊T/τ_min⌋ in all {len(rows)} runs; the tightest reaches "
                          f"N·τ_min/T = {measured['max_N_tau_over_T']:.3f}")
 
@@ -79,5 +92,7 @@ CLAIM = Claim(
     statement="Theorem 5.2: regret-gated admission makes N ≤ ⌊T/τ_min⌋ modifications.",
     conditions="solar and solar_a, EMA threshold (α = 0.1, τ₀ = 2λ or 1) and fixed τ = 2λ; "
                "K = 10, k = 3 on five synthetic workloads, λ ∈ {0, 0.25, 0.5, 1, 2, 5}; "
-               "1000 random tiny instances (quick: 2 workloads, λ ∈ {0.5, 2}, 100 instances)",
+               "1000 random tiny instances with T = 3…8, K ∈ {1, 2}, k = 1…K+1, λ ∈ (0, 2] "
+               "(quick: 2 workloads, λ ∈ {0, 2}, 100 instances); sub-ranges K = 1, λ = 0, "
+               "k ≥ K, T ≤ 4, fixed and EMA τ on their own",
     check=_check)

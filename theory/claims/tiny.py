@@ -18,8 +18,13 @@ from simulator.trace import Trace
 from theory.opt_model import build_model, set_loss
 
 
-def random_instance(rng: np.random.Generator, max_steps: int = 8, max_capacity: int = 2):
-    """(trace, model options) of one random tiny instance."""
+def random_instance(rng: np.random.Generator, max_steps: int = 8, max_capacity: int = 2,
+                    deeper: int = 0):
+    """(trace, model options) of one random tiny instance.
+
+    ``deeper`` > 0 lets the retrieval depth k exceed the capacity by up to that much (the
+    edge k ≥ K, where every cached item is retrieved); 0 keeps k ≤ K.
+    """
     T = int(rng.integers(3, max_steps + 1))
     n_topics = int(rng.integers(2, 4))
     d = 4
@@ -35,7 +40,7 @@ def random_instance(rng: np.random.Generator, max_steps: int = 8, max_capacity: 
                               items=items.astype(np.float32), query_topics=qt,
                               item_topics=it, weights=weights)
     K = int(rng.integers(1, max_capacity + 1))
-    model = dict(capacity=K, top_k=int(rng.integers(1, K + 1)),
+    model = dict(capacity=K, top_k=int(rng.integers(1, K + 1 + deeper)),
                  switch_cost=float(rng.choice([0.05, 0.1, 0.25, 0.5, 1.0, 2.0])),
                  quality=str(rng.choice(["hit", "hit", "similarity", "precision"])))
     return trace, model
