@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from simulator.cli import output as out
 from simulator.errors import InputError
+from theory.claims.base import parts_line
 
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
 REGENERATE = "semcache claims --update-readme README.md"
@@ -38,18 +39,9 @@ def markdown(results: list, quick: bool) -> str:
     if split:
         lines += ["", "Readings and sub-ranges (the headline verdict is the paper's statement "
                       "as the paper gives it; each line below is from the same run):", ""]
-        lines += [f"- `{r.id}`: {_parts(r)}" for r in split]
+        lines += [f"- `{r.id}`: {parts_line(r.readings, r.subranges)}" for r in split]
     lines.append(END)
     return "\n".join(lines) + "\n"
-
-
-def _parts(r) -> str:
-    """One line: each reading's and each sub-range's verdict."""
-    said = [f"{x['reading']} **{x['verdict']}** ({x['evidence']})" for x in r.readings or ()]
-    if r.subranges:
-        said.append("sub-ranges: " + "; ".join(f"{x['range']} **{x['verdict']}**"
-                                                for x in r.subranges))
-    return "; ".join(said)
 
 
 def _cell(text: str) -> str:

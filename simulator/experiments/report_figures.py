@@ -131,22 +131,31 @@ def _regret(tables, claims, quick):
     ids = [i for i in ("thm5.5", "thm5.6", "thm5.7") if i in claims]
     if not ids:
         return None
-    curves = []
+    curves, stylized = [], []
     for i in ids:
         m = claims[i]["measured"]
-        for c in m.get("curves", [m]):
+        # thm5.5 keeps its stationary curve under "stationary", the others under "curves"
+        for c in m.get("curves", [m["stationary"]] if "stationary" in m else []):
             key = (c["policy"], json.dumps(c["params"], sort_keys=True))
             if key not in {(s["policy"], s["params"]) for s in curves}:
                 curves.append({**c, "params": key[1]})
-    series = [{"label": f"{c['policy']}{'' if c['params'] == 'null' else ' ' + c['params']}: "
-                        f"slope {c['slope']:.2f} [{c['ci'][0]:.2f}, {c['ci'][1]:.2f}]",
-               "x": c["horizons"], "y": c["mean_regret"], "style": "solid",
-               "slope": c["slope"], "ci": c["ci"]} for c in curves]
+        for name in ("stylized", "stylized_restart", "stylized_guard"):
+            stylized += [{**c, "params": f"K={c['K']}"} for c in m.get(name, [])]
+    panels = [{"title": "semantic traces (Definition 2.3)", "series": _series(curves)}]
+    if stylized:
+        panels.append({"title": "the paper's stylized model", "series": _series(stylized)})
     return {"title": "Eviction regret against T (log-log; the legend gives each fitted "
                      "slope and its 95% CI: 1 = linear, 0.5 = √T)",
             "paper_figure": None, "source": _claim_source(ids, quick), "xlabel": "horizon T",
             "ylabel": "mean regret", "xscale": "log", "yscale": "log", "hline": None,
-            "panels": [{"title": "", "series": series}]}
+            "panels": panels}
+
+
+def _series(curves: list) -> list:
+    return [{"label": f"{c['policy']}{'' if c['params'] == 'null' else ' ' + c['params']}: "
+                      f"slope {c['slope']:.2f} [{c['ci'][0]:.2f}, {c['ci'][1]:.2f}]",
+             "x": c["horizons"], "y": c["mean_regret"], "style": "solid",
+             "slope": c["slope"], "ci": c["ci"]} for c in curves]
 
 
 def _ratio(tables, claims, quick):

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from simulator.experiments.report_figures import command
+from theory.claims.base import parts_line
 
 VERDICTS = ("match", "differs", "not comparable")
 AUTHOR_SEEDS = "42, 1337, 2024"
@@ -190,6 +191,12 @@ def _claims(manifest: dict) -> list:
         lines += [f"- `{c['id']}`: {_cell(c['corrected']['statement'])} — "
                   f"**{c['corrected']['verdict']}** ({_cell(c['corrected']['evidence'])})"
                   for c in fixes]
+    split = [c for c in manifest["claims"] if c.get("readings") or c.get("subranges")]
+    if split:
+        lines += ["", "Readings and sub-ranges (the headline verdict is the paper's statement "
+                      "as the paper gives it; docs/claims.md):", ""]
+        lines += [f"- `{c['id']}`: {_cell(parts_line(c.get('readings'), c.get('subranges')))}"
+                  for c in split]
     return lines + [""]
 
 

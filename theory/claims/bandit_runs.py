@@ -55,7 +55,7 @@ def construction(policy: str, quick: bool) -> list:
     K, rows = grid["K"], []
     for T in grid["horizons"]:
         eps = 0.5 * math.sqrt(K / T)
-        R = np.array([regret_curve(_lower_pool(K, eps, T, s), K, T, policy, s)[-1]
+        R = np.array([regret_curve(lower_pool(K, eps, T, s), K, T, policy, s)[-1]
                       for s in grid["seeds"]])
         half = stats.t.ppf(0.975, R.size - 1) * R.std(ddof=1) / math.sqrt(R.size)
         rows.append(dict(policy=policy, K=K, steps=T, epsilon=round(eps, 5),
@@ -67,7 +67,8 @@ def construction(policy: str, quick: bool) -> list:
     return rows
 
 
-def _lower_pool(K: int, eps: float, T: int, seed: int) -> np.ndarray:
+def lower_pool(K: int, eps: float, T: int, seed: int) -> np.ndarray:
+    """Theorem 5.7's K + 1 utilities: all 1/2, one (drawn by the seed) 1/2 − ε."""
     mu = np.full(K + 1, 0.5)
     mu[np.random.default_rng([seed, T]).integers(K + 1)] -= eps
     return mu

@@ -81,6 +81,15 @@ class Claim:
                            seconds=round(time.perf_counter() - start, 2), **found)
 
 
+def parts_line(readings: list | None, subranges: list | None) -> str:
+    """One line of markdown: each reading's verdict, then each sub-range's."""
+    said = [f"{x['reading']} **{x['verdict']}** ({x['evidence']})" for x in readings or ()]
+    if subranges:
+        said.append("sub-ranges: " + "; ".join(f"{x['range']} **{x['verdict']}**"
+                                                for x in subranges))
+    return "; ".join(said)
+
+
 def by_subrange(rows: list, ranges: dict, ok: Callable, instance: Callable) -> list:
     """One verdict per named part of a tested range.
 

@@ -43,7 +43,7 @@ def _construction(quick: bool, out_dir: str) -> dict:
     if below:
         r = min(below, key=lambda r: r["mean_regret"] / r["proof_bound"])
         seed = grid["seeds"][0]
-        mu = bandit_runs._lower_pool(r["K"], r["epsilon"], r["steps"], seed)
+        mu = bandit_runs.lower_pool(r["K"], r["epsilon"], r["steps"], seed)
         displayed.update(verdict=VIOLATED,
                          instance=bandit_runs.save(out_dir, "thm5_7_displayed", mu, r["K"],
                                                    r["steps"], r["policy"], seed),
@@ -95,7 +95,7 @@ def _check(quick: bool, out_dir: str) -> dict:
     if built["falling"]:
         p = built["falling"][0]
         seed, r = bandit_runs.LOWER[quick]["seeds"][0], built["rows"][p][-1]
-        mu = bandit_runs._lower_pool(r["K"], r["epsilon"], r["steps"], seed)
+        mu = bandit_runs.lower_pool(r["K"], r["epsilon"], r["steps"], seed)
         return dict(found, verdict=VIOLATED,
                     instance=bandit_runs.save(out_dir, "thm5_7", mu, r["K"], r["steps"], p,
                                               seed),
