@@ -115,7 +115,7 @@ CLAIM = Claim(
     statement="Theorem 5.6: Thompson-sampling eviction has regret O(√(KT log T)).",
     conditions="the paper's stylized model (pool of 2K items, utilities U[0.05, 0.6], every "
                "cached item observed: k ≥ K), K ∈ {1, 5}, T = 1000…16000, 5 seeds (quick: "
-               "K ∈ {1, 3}, T = 500…4000, 3 seeds), with kept and with restarting "
+               "T = 500…4000, 3 seeds), with kept and with restarting "
                "posteriors; generalisation: " +
                regret_runs.__doc__.split("\n\n")[1].replace("\n", " ").strip() +
                " Variants solar_e (Alg. 2 reward), solar_e and solar with reward=relevant, "
