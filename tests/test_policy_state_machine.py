@@ -21,8 +21,10 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
                                  rule)
 
 from simulator import policies
+from simulator.engine_fast import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
 from simulator.kernels import normalize_rows
 from simulator.policies.base import Context
+from simulator.run_options import NO_BUDGET
 from simulator.trace import PagingTrace
 from naive import POLICIES, Ctx, Item
 
@@ -48,11 +50,18 @@ class HookDriver:
         if self.pol.unbounded:
             capacity = n_keys
         self.capacity = capacity
-        self.state = self.pol.init(Context(capacity, n_keys, dim, resolved, seed, 0.0, trace))
-        self.slot_key = np.full(capacity, -1, np.int64)
-        self.slot_vec = np.zeros((dim, capacity), np.float32)
-        self.slot_adm = np.zeros(capacity, np.int64)
-        self.counts = np.array([0, capacity, 0], np.int64)
+        ctx = Context(capacity, n_keys, dim, resolved, seed, 0.0, trace)
+        self.state = self.pol.init(ctx)
+        # as the engines: one slot per item the count limit allows, never more than the
+        # keys (a policy sizes its per-slot state so; a slot beyond it would write out of
+        # bounds in a compiled hook)
+        self.slot_key = np.full(ctx.slots, -1, np.int64)
+        self.slot_vec = np.zeros((dim, ctx.slots), np.float32)
+        self.slot_adm = np.zeros(ctx.slots, np.int64)
+        # the engines' counts layout (unit sizes, no budget): hooks read it by index
+        self.counts = np.zeros(COUNTS, np.int64)
+        self.counts[CAPACITY], self.counts[FREE] = capacity, ctx.slots
+        self.counts[BUDGET], self.counts[ARRIVING] = NO_BUDGET, 1
         self.cache = (self.slot_key, self.slot_vec, self.slot_adm, self.counts)
         if vectors is None or mode == "paging":  # the paging engine passes empty vectors
             vectors = np.zeros((n_keys, dim), np.float32)
@@ -63,10 +72,10 @@ class HookDriver:
 
     # -- helpers
     def occupied(self):
-        return [s for s in range(self.capacity) if self.slot_key[s] >= 0]
+        return [s for s in range(self.slot_key.size) if self.slot_key[s] >= 0]
 
     def free(self):
-        return [s for s in range(self.capacity) if self.slot_key[s] < 0]
+        return [s for s in range(self.slot_key.size) if self.slot_key[s] < 0]
 
     def slot_of(self, key):
         hits = np.flatnonzero(self.slot_key == key)
