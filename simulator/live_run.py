@@ -30,7 +30,7 @@ import numpy as np
 from numba.core import types as nbtypes
 from numba.experimental import structref
 
-from simulator import engine_fast, policies
+from simulator import engine_fast, memory_estimate, policies
 from simulator.config import njit
 from simulator.engine_fast import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS,
                                    FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY,
@@ -180,6 +180,7 @@ class LiveRun:
                                 budget)
         self._step = engine_fast.steps_for(pol, self.mode, self.sized)
         self._own_loop_ran = False
+        memory_estimate.check_run(trace, pol, prm, capacity, top_k, budget)  # before allocating
         self.state = pol.init(self._context)
         if self.mode == "paging":
             self._paging_arrays(self.state)

@@ -4,11 +4,32 @@ SplitMix64 (Steele, Lea & Flood 2014) for uniforms; Marsaglia–Tsang for Gamma,
 The stream lives in a one-element ``uint64`` array, so a policy's randomness depends on
 the run's seed and its own call sequence only: identical across engines, processes and
 machines.  ``tests/naive.py`` holds the plain-Python twin used to check it.
+
+Seeds.  A seed is an integer in [0, 2**63 - 1] (:data:`MAX_SEED`); :func:`check_seed`
+enforces it for the command line's ``--seed`` and for ``Workload.generate``.  Within that
+range no seed wraps: :func:`new_stream` reduces ``seed · golden`` modulo 2**64 (so 2**64
+would give seed 0's stream again), numpy's generators take any non-negative integer,
+count-min hashing reads the seed as a uint64, and results store it in int64 columns.
 """
 
 import numpy as np
 
 from simulator.config import njit
+from simulator.errors import InputError
+
+MAX_SEED = 2**63 - 1  # see the module docstring
+
+
+def check_seed(seed, name: str = "seed") -> int:
+    """``seed`` as an int, or InputError naming ``name`` when it is not in [0, MAX_SEED].
+
+    >>> check_seed(3)
+    3
+    """
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) \
+            or not 0 <= seed <= MAX_SEED:
+        raise InputError(f"{name} must be an integer in [0, 2**63 - 1], got {seed!r}", name)
+    return int(seed)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

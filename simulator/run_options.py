@@ -2,7 +2,11 @@
 measure (docs/model.md §1) and the budget (docs/model.md §1.8).
 
 A bad option raises :class:`~simulator.errors.InputError` naming the parameter; the
-command line shows the flag instead.
+command line shows the flag instead.  Counts (K, k) are integers in [1, 2**53]
+(:data:`simulator.params.MAX_INT`), so every product the kernels form with them fits
+int64; the budget, a sum of sizes, is in [1, 2**62], so the total cached plus one
+arrival (each at most the budget) fits int64.  Within range a request too large for this
+machine's memory is refused by :mod:`simulator.memory_estimate`.
 """
 
 from __future__ import annotations
@@ -11,10 +15,13 @@ import math
 
 import numpy as np
 
+from simulator import memory_estimate
 from simulator.errors import InputError
 from simulator.kernels import QUALITY_CODES
+from simulator.params import MAX_INT
 
 NO_BUDGET = 1 << 62  # the budget of a run without one: never reached
+MAX_BUDGET = 1 << 62
 DEFAULT_CAPACITY = 10  # K when neither a capacity nor a budget is given
 _SUFFIXES = {"": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
 
@@ -36,19 +43,29 @@ def budget_value(budget) -> int | None:
             raise InputError(f"budget must be an integer >= 1, optionally with a binary suffix "
                              f"(KiB, MiB, GiB, TiB), got {budget!r}", "budget")
         budget = int(number) * _SUFFIXES[unit]
-    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
-        raise InputError(f"budget must be an integer >= 1, got {budget!r}", "budget")
+    if not _count(budget, MAX_BUDGET):
+        raise InputError(f"budget must be an integer >= 1 and <= 2**62, got {budget!r}",
+                         "budget")
     return int(budget)
+
+
+def _count(value, most: int = MAX_INT) -> bool:
+    """Whether ``value`` is an integer in [1, most] (not a bool)."""
+    return (not isinstance(value, bool) and isinstance(value, (int, np.integer))
+            and 1 <= value <= most)
 
 
 def check_options(capacity, top_k, switch_cost, quality) -> None:
     """Validate the model options K, k, λ and the quality measure (docs/model.md §1); a bad one
     raises InputError naming it.  ``capacity`` may be None (no count limit: a budget's run)."""
-    if capacity is not None and (isinstance(capacity, bool)
-                                 or not isinstance(capacity, (int, np.integer)) or capacity < 1):
-        raise InputError(f"capacity must be an integer >= 1, got {capacity!r}", "capacity")
-    if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or top_k < 1:
-        raise InputError(f"top_k must be an integer >= 1, got {top_k!r}", "top_k")
+    if capacity is not None and not _count(capacity):
+        raise InputError(f"capacity must be an integer >= 1 and <= 2**53, got {capacity!r}",
+                         "capacity")
+    if not _count(top_k):
+        raise InputError(f"top_k must be an integer >= 1 and <= 2**53, got {top_k!r}", "top_k")
+    # the retrieval buffers hold k entries whatever the trace
+    memory_estimate.require(16 * int(top_k), f"top_k {memory_estimate.power(int(top_k))}",
+                            "retrieval buffers", "top_k")
     if isinstance(switch_cost, bool) or not isinstance(switch_cost, (int, float, np.number)) \
             or not math.isfinite(switch_cost) or switch_cost < 0:
         raise InputError(f"switch_cost must be a finite number >= 0, got {switch_cost!r}",

@@ -25,11 +25,15 @@ from simulator import engine_simpy, policies
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
 from simulator.run_options import check_options
+from simulator.rng import check_seed
 from simulator.trace import PagingTrace, Trace
 
 # "fast": one compiled loop, immediate feedback; "simpy": discrete events, feedback may be
 # late or lost, several sessions may share the cache (simulator.engine_simpy).
 ENGINES = ("fast", "simpy")
+# The largest cost a run may be able to reach: every total, and the offline optimum's
+# bounds and flow sums (a few times the cost), then stay finite float64 numbers.
+MAX_COST = 1e300
 
 
 @dataclasses.dataclass
@@ -74,7 +78,8 @@ class RunResult:
     def summary(self) -> dict:
         """The docs/model.md §7 run record (plain Python types, ready for JSON).
 
-        Rates and ``miss_cost`` = Σ ℓ_t are taken over the scored steps; ``modifications``
+        Rates and ``miss_cost`` = Σ ℓ_t are taken over the scored steps (with none scored
+        the rates are None: such a run has no hit rate, and ``miss_cost`` is 0); ``modifications``
         N counts every step at which the cache changed, warm-up included (building the
         memory costs switches even when its answers are not graded), and
         ``cost = miss_cost + λ·N``.  With every step scored this is the cost of docs/model.md
@@ -106,12 +111,12 @@ class RunResult:
         hits = int(self.hit[sc].sum())
         miss_cost = float(math.fsum(self.loss[sc].tolist()))
         out.update(
-            scored_steps=n, hits=hits, hit_rate=hits / n if n else 0.0,
-            mean_precision=float(math.fsum(self.precision[sc].tolist()) / n) if n else 0.0,
-            mean_quality=float(math.fsum(self.quality[sc].tolist()) / n) if n else 0.0,
+            scored_steps=n, hits=hits, hit_rate=hits / n if n else None,
+            mean_precision=float(math.fsum(self.precision[sc].tolist()) / n) if n else None,
+            mean_quality=float(math.fsum(self.quality[sc].tolist()) / n) if n else None,
             miss_cost=miss_cost, modifications=mods,
             admissions=int((self.admitted >= 0).sum()), evictions=evictions, **sizes,
-            cost=miss_cost + c["switch_cost"] * mods, elapsed_s=self.elapsed_s)
+            cost=_finite_cost(miss_cost + c["switch_cost"] * mods), elapsed_s=self.elapsed_s)
         return self._with_engine_options(out)
 
     def _with_engine_options(self, out: dict) -> dict:
@@ -125,21 +130,52 @@ def paging_record(config: dict, *, steps: int, hits: int, admissions: int, evict
                   max_occupancy: int, too_large: int, requested_size: int, hit_size: int,
                   elapsed_s: float) -> dict:
     """The docs/model.md §7.2 record of a paging run from its tallies (a whole run's or a
-    streamed one's): every request is scored, quality is the hit and a miss costs 1."""
+    streamed one's): every request is scored, quality is the hit and a miss costs 1.  An
+    empty trace has None rates, as a semantic run with no scored step."""
     c = config
     out = dict(policy=c["policy"], capacity=c["capacity"], budget=c["budget"],
                top_k=c["top_k"], switch_cost=c["switch_cost"], quality=c["quality"],
                seed=c["seed"], params=c["params"], engine=c["engine"], mode=c["mode"],
                steps=steps)
     mods = admissions  # a paging step changes S only by admitting
-    out.update(scored_steps=steps, hits=hits, hit_rate=hits / steps,
-               mean_precision=hits / steps, mean_quality=hits / steps,
+    rate = hits / steps if steps else None
+    out.update(scored_steps=steps, hits=hits, hit_rate=rate, mean_precision=rate,
+               mean_quality=rate,
                miss_cost=float(steps - hits), modifications=mods, admissions=mods,
                evictions=evictions, max_occupancy=max_occupancy, too_large=too_large,
                requested_size=requested_size, hit_size=hit_size,
-               size_hit_rate=hit_size / requested_size,
-               cost=float(steps - hits) + c["switch_cost"] * mods, elapsed_s=elapsed_s)
+               size_hit_rate=hit_size / requested_size if requested_size else None,
+               cost=_finite_cost(float(steps - hits) + c["switch_cost"] * mods),
+               elapsed_s=elapsed_s)
     return out
+
+
+def check_cost_bound(steps: int, switch_cost: float) -> None:
+    """Refuse, before any work, a run whose largest possible cost is not a safe float64.
+
+    A run of T steps costs at most Σ_t w_t + λ·T <= T·(1 + λ) (every step a full miss and
+    a cache change); that must be at most :data:`MAX_COST` (1e300), so that no total,
+    bound or JSON number can overflow to inf.
+
+    >>> check_cost_bound(10**6, 1e290)  # at most 1e296: fine
+    >>> check_cost_bound(10**6, 1e295)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    Traceback (most recent call last):
+    simulator.errors.InputError: switch_cost 1e+295 makes the largest possible cost ...
+    """
+    if steps * (1.0 + float(switch_cost)) > MAX_COST:
+        raise InputError(f"switch_cost {switch_cost:g} makes the largest possible cost "
+                         f"T·(1 + λ) = {steps * (1.0 + switch_cost):g} over {steps} steps "
+                         f"exceed {MAX_COST:g}; give a switch cost <= "
+                         f"{MAX_COST / max(steps, 1) - 1:.3g}", "switch_cost")
+
+
+def _finite_cost(cost: float) -> float:
+    """The cost, which :func:`check_cost_bound` keeps finite (a streamed run, whose T is
+    known only at its end, is checked here)."""
+    if not math.isfinite(cost) or cost > MAX_COST:
+        raise InputError(f"switch_cost makes the run's cost {cost:g} exceed {MAX_COST:g}; "
+                         "give a smaller switch cost", "switch_cost")
+    return cost
 
 
 def check_engine(engine: str, engine_options: dict | None) -> dict:
@@ -194,6 +230,8 @@ def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
     pol = policies.get(policy)
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
+    check_cost_bound(trace.steps, switch_cost)
+    check_seed(seed)  # beyond 2**63 - 1 would wrap in the derived streams
     retrieved = hook = None
     if retrievals:
         if not isinstance(trace, Trace):

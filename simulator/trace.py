@@ -7,7 +7,20 @@ each request states.  Validation happens here and nowhere else: engines assume a
 
 Item identity: without ``item_keys`` the item arriving at step t has id t; with
 ``item_keys`` its id is its key (equal keys are the same item).  ``evidence_indices``
-name item ids in that sense.
+name item ids in that sense.  What is allowed, and what it means (docs/model.md §6):
+
+* Equal keys must give equal sizes (the budget counts an item once), but each arrival
+  carries its own vector and topic: a re-arrival of a cached item changes nothing (the
+  cached copy keeps what it was admitted with), and an item admitted again is admitted as
+  it arrives then (an item whose content changed).  The engines, the reference model of
+  the tests and the offline optimum all read arrivals this way.
+* Evidence is a set of relevant items, by key: a key listed twice in a step counts once,
+  and a key whose item has not arrived yet (or is not cached) is relevant but cannot be
+  retrieved, so it changes no result (latent-relevance workloads such as ``stationary``
+  list every relevant item whether or not it has arrived).  A key no arrival has is an
+  error.
+* From a file, every array must already have a dtype that casts safely to its own, and
+  booleans are only ``scored``: ``True`` is no id, topic, key or size.
 """
 
 from __future__ import annotations
@@ -231,11 +244,15 @@ def _as_array(name, value, strict_dtype):
         return np.ascontiguousarray(arr)
     if strict_dtype:
         ok = arr.dtype == want if want == np.float32 else np.can_cast(arr.dtype, want, "safe")
+        # bool casts safely to any number, but True/False are no ids, topics or sizes
+        ok = ok and (arr.dtype != np.bool_ or want == np.bool_)
     else:
         ok = arr.dtype.kind in {"f": "fiu", "i": "iu", "b": "b"}[want.kind]
     if not ok:
+        why = "True/False are only for scored" if arr.dtype == np.bool_ else (
+            f"convert with .astype(np.{want.name})")
         raise InputError(f"trace array '{name}' has dtype {arr.dtype}; expected {want.name} "
-                         f"(convert with .astype(np.{want.name}))")
+                         f"({why})")
     return np.ascontiguousarray(arr, dtype=want)
 
 
@@ -254,6 +271,19 @@ def _sizes(a: dict, name: str, T: int) -> np.ndarray:
         raise InputError(f"trace array '{name}' has a size below 1 at index "
                          f"{_first_bad(sizes < 1)}; sizes are integers >= 1")
     return sizes
+
+
+def _dense_evidence(idx: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> np.ndarray:
+    """Evidence item keys as dense keys (``rank`` of each sorted distinct key), vectorised;
+    an item key that no arrival has is an error naming the index."""
+    distinct = np.unique(keys)
+    pos = np.minimum(np.searchsorted(distinct, idx), distinct.size - 1)
+    unknown = distinct[pos] != idx
+    if unknown.any():
+        j = _first_bad(unknown)
+        raise InputError(f"trace array 'evidence_indices' names unknown item {int(idx[j])} at "
+                         f"index {j}; evidence lists item keys that arrive in the trace")
+    return rank[pos]
 
 
 def validate(raw: dict, meta: dict, strict_dtype: bool = False):
@@ -342,14 +372,7 @@ def validate(raw: dict, meta: dict, strict_dtype: bool = False):
         if ptr[0] != 0 or (np.diff(ptr) < 0).any() or ptr[-1] != idx.size or idx.ndim != 1:
             raise InputError("trace array 'evidence_indptr' is not a valid CSR pointer "
                              "(must start at 0, not decrease, and end at len(evidence_indices))")
-        key_map = {int(k): i for i, k in enumerate(np.unique(keys))}
-        dense_ev = np.empty_like(idx)
-        for j, v in enumerate(idx.tolist()):
-            if v not in key_map:
-                raise InputError(f"trace array 'evidence_indices' names unknown item {v} at "
-                                 f"index {j}")
-            dense_ev[j] = rank[key_map[v]]
-        idx = dense_ev
+        idx = _dense_evidence(idx, keys, rank)
     else:
         ptr, idx = np.zeros(T + 1, np.int64), np.zeros(0, np.int64)
     meta = dict(meta)

@@ -146,9 +146,10 @@ def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", 
     miss_cost = math.fsum(out["loss"][t] for t in sc)
     hits = sum(out["hit"][t] for t in sc)
     out.update(
-        scored_steps=n, hits=hits, hit_rate=hits / n if n else 0.0,
-        mean_precision=math.fsum(out["precision"][t] for t in sc) / n if n else 0.0,
-        mean_quality=math.fsum(out["quality"][t] for t in sc) / n if n else 0.0,
+        # nothing scored: no rate (docs/model.md §7.2), not a rate of 0
+        scored_steps=n, hits=hits, hit_rate=hits / n if n else None,
+        mean_precision=math.fsum(out["precision"][t] for t in sc) / n if n else None,
+        mean_quality=math.fsum(out["quality"][t] for t in sc) / n if n else None,
         modifications=mods,
         admissions=sum(a >= 0 for a in out["admitted"]),
         evictions=sum(map(len, out["evicted_all"])) + sum(e >= 0 for e in out["deleted"]),

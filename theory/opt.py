@@ -5,9 +5,14 @@ Methods, tried in this order (``method="auto"``):
 ``flow``
     :mod:`theory.opt_flow`, a min-cost flow; exact under the conditions of
     :mod:`theory.opt_topics` (``hit`` quality, relevance by topic, k >= K or separated
-    clusters) at any K and number of topics.  Limits: T <= 10⁶ (the solve takes about
-    0.1 s at T = 10⁴ and 1.2 s at T = 10⁵), and T <= 30 000 when separation must be
-    checked (an O(T²·d) pass, about 1 s at T = 10⁴).
+    clusters) at any K and number of topics.  Limits: T <= 10⁶, and T <= 30 000 when
+    separation must be checked (an O(T²·d) pass, about 1 s at T = 10⁴, d = 128).  Speed
+    (:func:`theory.opt_flow.solve` alone, with its compiled loop already in numba's disk
+    cache, K <= 10, 50 topics, one core of a 2-core Xeon VM): about 0.1 s at T = 10⁴ and
+    1 s at T = 10⁵; it grows about linearly in K (one shortest-path pass per unit of
+    capacity: about 0.5 s at T = 10⁴, K = 50).  A cold first call compiles for several
+    seconds; ``opt`` adds the trace checks and the replay of the schedule (about as long
+    again), and with k < K the separation check.
 ``topics``
     :mod:`theory.opt_topics`, state = set of useful topics; same conditions as ``flow``,
     kept as a cross-check.  Limits: m <= 16 useful topics, T·2^m <= 5·10⁷ back-pointers,
@@ -71,9 +76,9 @@ import math
 
 from simulator.errors import InputError
 from simulator.live_run import budget_value
-from simulator.runner import check_options
+from simulator.runner import check_cost_bound, check_options
 from simulator.trace import Trace
-from theory import opt_bounds, opt_counts, opt_dp, opt_flow, opt_sized, opt_topics
+from theory import opt_bounds, opt_clock, opt_counts, opt_dp, opt_flow, opt_sized, opt_topics
 from theory.opt_model import build_model, replay, schedule_from_sets
 
 METHODS = ("auto", "flow", "topics", "counts", "items", "bounds")
@@ -160,7 +165,8 @@ def _items_fits(trace, capacity):
 
 
 def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
-        quality: str = "hit", method: str = "auto", budget=None) -> OptResult:
+        quality: str = "hit", method: str = "auto", budget=None,
+        time_limit: float | None = None, progress=None) -> OptResult:
     """Offline optimum min Σ ℓ_t + λ·N over all schedules from an empty cache, or bounds.
 
     Parameters
@@ -178,6 +184,14 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
     budget : int or str, optional
         B, the most total size cached (docs/model.md §1.8): an integer in the trace's size
         unit or text such as ``"128MiB"``.  None: no budget, and sizes play no part.
+    time_limit : float, optional
+        Seconds (wall clock) after which no new phase starts: the exact methods not yet
+        tried are skipped and the bounds keep what they have (the trivial and flow lower
+        bounds, at least one policy's schedule), so lower <= OPT <= upper still holds.
+        The phase under way finishes first (:mod:`theory.opt_clock`).  The record then
+        adds ``time_limit`` and ``stopped_early`` (whether the limit skipped anything).
+    progress : callable, optional
+        ``progress(text)`` is called as each phase starts.
 
     Raises
     ------
@@ -196,6 +210,21 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
     if capacity is None and budget is None:
         raise InputError("capacity must be an integer >= 1 unless a budget is given, got None",
                          "capacity")
+    check_cost_bound(trace.steps, switch_cost)
+    if time_limit is not None and (isinstance(time_limit, bool) or not
+                                   isinstance(time_limit, (int, float))
+                                   or not math.isfinite(time_limit) or time_limit <= 0):
+        raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
+                         "time_limit")
+    with opt_clock.running(time_limit, progress) as clock:
+        result = _solve(trace, capacity, top_k, switch_cost, quality, method, budget)
+    if time_limit is not None:
+        result.config.update(time_limit=float(time_limit), stopped_early=clock.cut)
+    return result
+
+
+def _solve(trace, capacity, top_k, switch_cost, quality, method, budget) -> OptResult:
+    """:func:`opt` once its inputs are checked (under its clock)."""
     K, k, lam = None if capacity is None else int(capacity), int(top_k), float(switch_cost)
     config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
     budget_plan = None
@@ -208,6 +237,10 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
     cost = sets = chosen = None
     topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))
     for name in {"auto": EXACT, "bounds": ()}.get(method, (method,)):
+        if method == "auto" and opt_clock.expired():
+            refused.append("the time limit passed before the other exact methods")
+            break
+        opt_clock.phase(f"exact method {name}")
         if sized and name != "items":
             why = opt_sized.refusal(name)
         elif name in ("flow", "topics"):
@@ -215,6 +248,7 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
             why = fits(trace, K, k)
             if why is None:
                 if not topical:
+                    opt_clock.phase("checking topic separation (O(T²·d))")
                     topical["why"] = opt_topics.applies(trace, K, k, quality)
                 why = topical["why"]
             if why is None:
@@ -236,6 +270,7 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
     if chosen is None and method not in ("auto", "bounds"):
         raise InputError(f"method {method!r} cannot solve this instance: " + "; ".join(refused))
     if chosen is None:
+        opt_clock.phase("bounds")
         if sized:
             lower, upper, name, schedule = opt_sized.bounds(trace, budget_plan, k, lam, quality)
         else:
@@ -244,6 +279,7 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
                 _check_replay(trace, schedule, K, k, lam, quality, budget, upper, name)
         return OptResult(opt_cost=None, exact=False, lower_bound=lower, upper_bound=upper,
                          method=name, schedule=schedule, config=config)
+    opt_clock.phase("replaying the optimal schedule")
     schedule = schedule_from_sets(trace.item_keys, sets)
     # The schedule is replayed with the model's definitions: a DP bug cannot go unnoticed.
     _check_replay(trace, schedule, K, k, lam, quality, budget, cost, chosen)

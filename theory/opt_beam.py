@@ -29,6 +29,7 @@ import numpy as np
 from simulator.config import njit
 from simulator.policies import REGISTRY
 from simulator.runner import run
+from theory import opt_clock
 from theory.opt_model import MissModel, set_loss
 
 DEFAULT_WIDTH = 64
@@ -202,7 +203,9 @@ def beam(model: MissModel, capacity: int, switch_cost: float, width: int | None 
 
 def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, quality: str,
                 budget: int | None = None):
-    """``[(policy, schedule, cost)]`` for every bounded semantic registry policy (seed 0).
+    """``[(policy, schedule, cost)]`` for every bounded semantic registry policy (seed 0);
+    under a time limit (:mod:`theory.opt_clock`), those started before it passed (one at
+    least).
 
     ``schedule`` has the :func:`~theory.opt_model.replay` layout: the key admitted at each
     step (or -1) and the keys evicted or deleted there (every victim of a sized run, from
@@ -210,9 +213,11 @@ def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, qua
     limit).
     """
     out = []
-    for name, pol in REGISTRY.items():
-        if pol.unbounded or "semantic" not in pol.modes:
-            continue
+    names = [n for n, p in REGISTRY.items() if not p.unbounded and "semantic" in p.modes]
+    for i, name in enumerate(names):
+        if out and opt_clock.expired():  # under a time limit one schedule is enough
+            break
+        opt_clock.phase(f"upper bound: policy {name} ({i + 1}/{len(names)})")
         kw = {} if budget is None else {"budget": budget}
         r = run(trace, name, capacity=capacity, top_k=top_k, switch_cost=switch_cost,
                 quality=quality, seed=0, **kw)

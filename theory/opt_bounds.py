@@ -38,7 +38,7 @@ import math
 import numpy as np
 
 from simulator.kernels import QUALITY_CODES
-from theory import opt_beam, opt_flow
+from theory import opt_beam, opt_clock, opt_flow
 from theory.opt_lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pairs, certify,
                            solve, topic_lp)
 from theory.opt_model import (best_earlier_cosine, build_model, effective_weights, replay,
@@ -107,12 +107,16 @@ def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
     and the flow's schedule when the bound is ``flow``.  ``model`` (from
     :func:`~theory.opt_model.build_model`) is built when needed and not given."""
     T = trace.steps
+    opt_clock.phase("lower bound: forced losses")
     best = (trivial_bound(trace, capacity, top_k, quality), "trivial", None)
     topical = not trace.has_evidence
     if quality == "hit" and topical and T <= FLOW_MAX_T:
+        opt_clock.phase("lower bound: min-cost flow")  # fast, and the best bound: always
         bound, sched = flow_bound(trace, capacity, switch_cost)
         return max(best, (bound, "flow", sched), key=lambda b: b[0])
     lp = None
+    if opt_clock.expired():
+        return best
     if T <= ARRIVAL_MAX_T:
         model = model or build_model(trace, top_k, quality)
         pairs = arrival_pairs(model, quality, SIM_PAIRS_PER_K * capacity)
@@ -127,7 +131,9 @@ def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
         lp, const = topic_lp(trace, capacity, top_k, switch_cost, TOPIC_MAX_VARS)
         name = "lp-topics"
     if lp is not None:
-        bound = const + solve(lp, LP_TIME_LIMIT, ipm=name == "lp-arrivals")[1] \
+        opt_clock.phase(f"lower bound: {name}")
+        limit = opt_clock.remaining(LP_TIME_LIMIT)  # a time-limited solve still certifies
+        bound = const + solve(lp, max(limit, 1e-3), ipm=name == "lp-arrivals")[1] \
             - 4 * UNIT_ROUNDOFF * const
         best = max(best, (bound, name, None), key=lambda b: b[0])
     return best
@@ -146,6 +152,9 @@ def upper_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
     if T <= BEAM_MAX_T and K <= BEAM_MAX_K:
         model = model or build_model(trace, top_k, quality)
         for horizon in opt_beam.HORIZONS:
+            if opt_clock.expired():
+                break
+            opt_clock.phase(f"upper bound: beam search, horizon {horizon}")
             cost, sets = opt_beam.beam(model, K, switch_cost, width, horizon)
             cand.append((cost, "beam", schedule_from_sets(trace.item_keys, sets)))
     for name, sched, cost in opt_beam.policy_runs(trace, capacity, top_k, switch_cost,

@@ -46,7 +46,7 @@ import math
 
 import numpy as np
 
-from theory import opt_beam, opt_bounds
+from theory import opt_beam, opt_bounds, opt_clock
 from theory.opt_lp import UNIT_ROUNDOFF, arrival_lp, arrival_pairs, solve, topic_lp
 from theory.opt_model import build_model, replay, schedule_from_sets
 
@@ -106,6 +106,8 @@ def lower_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
         bound, sched = opt_bounds.flow_bound(trace, K, switch_cost)
         best = max(best, (bound, "flow", sched), key=lambda b: b[0])
     lp = None
+    if opt_clock.expired():
+        return best
     if T <= opt_bounds.ARRIVAL_MAX_T:
         model = model or build_model(trace, top_k, quality)
         pairs = arrival_pairs(model, quality, opt_bounds.SIM_PAIRS_PER_K * K, p.cacheable)
@@ -120,7 +122,9 @@ def lower_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
         lp, const = topic_lp(trace, K, top_k, switch_cost, opt_bounds.TOPIC_MAX_VARS)
         name = "lp-topics"
     if lp is not None:
-        bound = const + solve(lp, opt_bounds.LP_TIME_LIMIT, ipm=name == "lp-knapsack")[1] \
+        opt_clock.phase(f"lower bound: {name}")
+        limit = max(opt_clock.remaining(opt_bounds.LP_TIME_LIMIT), 1e-3)
+        bound = const + solve(lp, limit, ipm=name == "lp-knapsack")[1] \
             - 4 * UNIT_ROUNDOFF * const
         best = max(best, (bound, name, None), key=lambda b: b[0])
     return best
@@ -143,6 +147,9 @@ def upper_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
     if T <= opt_bounds.BEAM_MAX_T and 1 <= K <= opt_bounds.BEAM_MAX_K:
         model = model or build_model(trace, top_k, quality)
         for horizon in opt_beam.HORIZONS:
+            if opt_clock.expired():
+                break
+            opt_clock.phase(f"upper bound: beam search, horizon {horizon}")
             cost, sets = opt_beam.beam(model, K, switch_cost, width, horizon, p.sizes, p.budget)
             cand.append((cost, "beam", schedule_from_sets(trace.item_keys, sets)))
     for name, sched, cost in opt_beam.policy_runs(trace, p.capacity, top_k, switch_cost,

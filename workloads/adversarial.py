@@ -76,6 +76,7 @@ import math
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from simulator import policies
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
@@ -259,7 +260,16 @@ def build(adversary: str, policy: str, capacity: int, steps: int, switch_cost: f
     return WORKLOAD.generate(given, seed)
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    # the target runs as the trace is built: its slots hold up to K vectors
+    if p["adversary"] == "paging":
+        return mem.paging_trace(p["steps"], p["capacity"] + 1) + 64 * p["capacity"]
+    return mem.semantic_trace(p["steps"], p["steps"] + p["capacity"] + 2, p["dim"])
+
+
 WORKLOAD = Workload(
     name="adversarial",
     summary="adaptive adversary built against one target policy as it runs",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check,
+    footprint=_footprint)

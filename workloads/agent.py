@@ -58,6 +58,7 @@ import math
 import numpy as np
 
 from simulator import closed_loop
+from simulator import memory_estimate as mem
 from simulator.config import njit
 from simulator.errors import InputError
 from workloads import topic_space as ts
@@ -265,7 +266,14 @@ def _make(p: dict, seed: int):
     return _simulate(p, seed).trace
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    # a closed loop: one record a task (plus the initial memory) and its run
+    return mem.semantic_trace(p["tasks"], p["tasks"] + p["init_size"], p["dim"])
+
+
 WORKLOAD = Workload(
     name="agent",
     summary="experience-following agent; closed loop under params['policy']",
-    make=_make, params=PARAMS, check_params=_check)
+    make=_make, params=PARAMS, check_params=_check,
+    footprint=_footprint)

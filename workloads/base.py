@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from simulator import policies
+from simulator import memory_estimate, policies
 from simulator.errors import InputError
 from simulator.params import resolve
+from simulator.rng import check_seed
 from workloads import item_sizes
 
 
@@ -16,9 +17,12 @@ class Workload:
     """One workload: ``make(params, seed)`` returns a Trace or PagingTrace.
 
     ``params`` maps every parameter name to its default; ``check_params(params)`` returns a
-    problem sentence or ``None``.  A synthetic workload declares ``sized=True`` and takes
-    the size parameters of :mod:`workloads.item_sizes` as well (``params`` then lists
-    them); ``make`` sees only its own parameters, and the sizes are added to its trace.
+    problem sentence or ``None``.  ``footprint(params)``, when declared, is the rough
+    number of bytes generating the trace takes (:mod:`simulator.memory_estimate`'s
+    model); :meth:`build` refuses a trace that cannot fit in memory before generating it.
+    A synthetic workload declares ``sized=True`` and takes the size parameters of
+    :mod:`workloads.item_sizes` as well (``params`` then lists them); ``make`` sees only
+    its own parameters, and the sizes are added to its trace.
     """
 
     name: str
@@ -33,6 +37,7 @@ class Workload:
     # ``stream(params, seed, chunk_requests)`` yields ``(ids, sizes)`` as libCacheSim's
     # files hold them (uint64 ids = the trace's ids + 1, since 0 is reserved; sizes or None)
     stream: Callable | None = None
+    footprint: Callable | None = None
 
     def __post_init__(self):
         if self.sized:
@@ -46,18 +51,32 @@ class Workload:
             raise InputError(f"workload '{self.name}': {problem}")
         return out
 
+    def check_memory(self, params: dict, chunk: int | None = None) -> None:
+        """Refuse resolved ``params`` whose trace cannot fit in this machine's memory; the
+        error names the count parameters changed from their defaults.  ``chunk``: the
+        trace is streamed (:attr:`stream`) that many steps at a time."""
+        if self.footprint is None:
+            return
+        held = dict(params) if chunk is None else dict(params, steps=min(params["steps"], chunk))
+        nbytes = self.footprint(held)
+        if self.sized and held["sizes"] != "none":  # one size per step or object
+            nbytes += 8 * (held.get("steps", 0) + held.get("objects", 0))
+        changed = [f"{k}={memory_estimate.power(v)}" for k, v in params.items()
+                   if type(v) is int and v != self.params[k]]
+        what = f"workload '{self.name}'" + (f" with {', '.join(changed)}" if changed else "")
+        memory_estimate.require(nbytes, what, "trace memory")
+
     def build(self, params: dict, seed: int):
         """The trace of resolved ``params`` and ``seed``: ``make``'s, with sizes added."""
+        self.check_memory(params)
         if not self.sized:
             return self.make(params, seed)
         own = {k: v for k, v in params.items() if k not in item_sizes.PARAMS}
         return item_sizes.with_sizes(self.make(own, seed), params, seed)
 
     def generate(self, params: dict | None = None, seed: int = 0):
-        """Validate ``params`` and build the trace for ``seed`` (an integer >= 0)."""
-        if isinstance(seed, bool) or int(seed) != seed or seed < 0:
-            raise InputError(f"seed must be an integer >= 0, got {seed!r}", "seed")
-        return self.build(self.resolve_params(params), int(seed))
+        """Validate ``params`` and build the trace for ``seed`` (in [0, 2**63 - 1])."""
+        return self.build(self.resolve_params(params), check_seed(seed))
 
 
 def policy_params(p: dict, param: str, policy: str, defaults: dict | None = None) -> dict:

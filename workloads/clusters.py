@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from simulator.trace import Trace
 from workloads.base import Workload
 
@@ -26,7 +27,8 @@ PARAMS = {"steps": 2000, "topics": 10, "dim": 128, "item_noise": 0.1, "query_noi
 
 def topic_probabilities(topics: int, zipf: float) -> np.ndarray:
     """P(topic i) ∝ 1 / (i + 1)^zipf; ``zipf = 0`` is uniform."""
-    weights = 1.0 / np.arange(1, topics + 1, dtype=np.float64) ** zipf
+    with np.errstate(over="ignore"):  # a huge exponent: 1 / inf = 0, the exact limit
+        weights = 1.0 / np.arange(1, topics + 1, dtype=np.float64) ** zipf
     return weights / weights.sum()
 
 
@@ -59,7 +61,13 @@ def _make(p: dict, seed: int) -> Trace:
                              meta={"workload": "clusters", "params": dict(p), "seed": seed})
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    return mem.semantic_trace(p["steps"], p["steps"] + p["topics"], p["dim"])
+
+
 WORKLOAD = Workload(
     name="clusters",
     summary="random topic centres; noisy queries and items, topics uniform or Zipf",
-    make=_make, params=PARAMS, check_params=_check, sized=True)
+    make=_make, params=PARAMS, check_params=_check, sized=True,
+    footprint=_footprint)

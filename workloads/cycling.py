@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from workloads import topic_space as ts
 from workloads.base import Workload
 
@@ -54,7 +55,13 @@ def _make(p: dict, seed: int):
                                                "seed": seed})
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    return mem.semantic_trace(p["steps"], p["topics"] * (p["items_per_topic"] + 1), p["dim"])
+
+
 WORKLOAD = Workload(
     name="cycling",
     summary="m topics in strict round-robin over a fixed item pool (paper Table 8)",
-    make=_make, params=PARAMS, check_params=_check, sized=True)
+    make=_make, params=PARAMS, check_params=_check, sized=True,
+    footprint=_footprint)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from workloads import topic_space as ts
 from workloads.base import Workload
 
@@ -69,7 +70,14 @@ def _make(p: dict, seed: int):
                                  query_sigma, meta)
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    return mem.semantic_trace(p["phases"] * p["phase_length"],
+                              p["topics"] * (p["items_per_topic"] + 1), p["dim"])
+
+
 WORKLOAD = Workload(
     name="drift",
     summary="phases with sliding active topic sets over a fixed item pool (non-stationary)",
-    make=_make, params=PARAMS, check_params=_check, sized=True)
+    make=_make, params=PARAMS, check_params=_check, sized=True,
+    footprint=_footprint)

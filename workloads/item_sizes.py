@@ -9,7 +9,7 @@ stream of its own (seeded by the workload's seed), so the requests, vectors and
 topics are the same as unsized: only the sizes are added.  Key or id i always gets the
 i-th draw, so a prefix of a trace has the sizes of the whole.  The median is in the
 trace's size unit (bytes, tokens); sigma = 1 spreads the middle half over about a factor
-of 4 (e^±0.67).
+of 4 (e^±0.67).  Sizes are clipped to at most :data:`MAX_SIZE` (1 TiB).
 
 Examples
 --------
@@ -29,24 +29,28 @@ from simulator.trace import PagingTrace
 PARAMS = {"sizes": "none", "size_median": 256, "size_sigma": 1.0}
 KINDS = ("none", "lognormal")
 _STREAM = 0x51CE  # the sizes' own random stream, beside the workload's
+# The largest size drawn (1 TiB): a lognormal tail with size_sigma up to 10 would pass
+# int64, and sums of sizes over a trace must stay within it.
+MAX_SIZE = 2**40
 
 
 def check(p: dict) -> str | None:
     """A problem with the size parameters, or None."""
     if p["sizes"] not in KINDS:
         return f"parameter 'sizes' must be one of {', '.join(KINDS)}, got {p['sizes']!r}"
-    if not p["size_median"] >= 1:
-        return f"parameter 'size_median' must be >= 1, got {p['size_median']}"
+    if not 1 <= p["size_median"] <= MAX_SIZE:
+        return f"parameter 'size_median' must be in [1, 2**40], got {p['size_median']}"
     if not 0 <= p["size_sigma"] <= 10:
         return f"parameter 'size_sigma' must be in [0, 10], got {p['size_sigma']}"
     return None
 
 
 def draw(n: int, p: dict, seed: int) -> np.ndarray:
-    """Sizes (int64 >= 1) of keys or ids ``0 .. n-1``."""
+    """Sizes (int64 in [1, MAX_SIZE]) of keys or ids ``0 .. n-1``."""
     z = np.random.default_rng([seed, _STREAM]).normal(size=n)
-    return np.maximum(1, np.rint(p["size_median"] * np.exp(p["size_sigma"] * z))).astype(
-        np.int64)
+    with np.errstate(over="ignore"):  # exp overflows to inf, clipped below
+        raw = np.rint(p["size_median"] * np.exp(p["size_sigma"] * z))
+    return np.clip(raw, 1, MAX_SIZE).astype(np.int64)
 
 
 def with_sizes(trace, p: dict, seed: int):

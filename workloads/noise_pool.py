@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from simulator.trace import Trace
 from workloads import topic_space as ts
 from workloads.base import Workload
@@ -130,8 +131,16 @@ def _make(p: dict, seed: int) -> Trace:
     return Trace.from_arrays(**arrays, meta=meta)
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    return (mem.semantic_trace(p["queries"] + p["topics"] * p["items_per_topic"],
+                               p["topics"] * (p["items_per_topic"] + 1), p["dim"])
+            + 8 * p["queries"] * p["relevant"])
+
+
 WORKLOAD = Workload(
     name="noise_pool",
     summary="confusable topics (centre cosine distance 0.30): frozen-pool probe or stream "
             "(paper Tables 10, 11)",
-    make=_make, params=PARAMS, check_params=_check, sized=True)
+    make=_make, params=PARAMS, check_params=_check, sized=True,
+    footprint=_footprint)

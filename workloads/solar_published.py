@@ -23,8 +23,10 @@ arrives.  So the the model's order (query, then arrival) is the runner's order.
 * ``meta`` holds the folder (``source``), the authors' ``meta.json`` (``authors_meta``) and
   ``relevance``.
 
-The runner loops over the queries in file order; the importer pairs by ``timestep`` and
-refuses a file whose order differs, so both readings give the same trace.  A stream longer
+Every field read is checked first (:mod:`workloads.solar_files` states the rules): a bad one
+is an error naming the file, the line and the field.  The runner loops over the queries in
+file order; the importer pairs by ``timestep`` and refuses a file whose order differs, so
+both readings give the same trace.  A stream longer
 than the queries is cut to them (the runner never reads the rest); a step without an item
 or a prefill (the retrieval-noise traces) is refused: docs/model.md §1 has an arrival every step.
 
@@ -38,14 +40,13 @@ else is random: the files are the trace.
 
 from __future__ import annotations
 
-import json
 import pathlib
-import zipfile
 
 import numpy as np
 
 from simulator.errors import InputError
 from simulator.trace import Trace
+from workloads import solar_files as files
 from workloads.base import Workload
 from workloads.data_home import dataset
 
@@ -68,42 +69,11 @@ def available() -> bool:
     return root is not None and root.is_dir()
 
 
-def _jsonl(folder: pathlib.Path, name: str, fields: tuple) -> list:
-    rows = []
-    with open(folder / name, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                raise InputError(f"'{folder / name}' line {n} is not valid JSON") from None
-            missing = [k for k in fields if not isinstance(row, dict) or k not in row]
-            if missing:
-                raise InputError(f"'{folder / name}' line {n} has no field '{missing[0]}'")
-            rows.append(row)
-    return rows
-
-
-def _embeddings(folder: pathlib.Path) -> tuple:
-    path = folder / "embeddings.npz"
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in ("item_ids", "item_embs", "query_ids", "query_embs")}
-    except KeyError as exc:
-        raise InputError(f"'{path}' has no array {exc}") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-        raise InputError(f"'{path}' is not a readable .npz ({type(exc).__name__})") from None
-    items = dict(zip(arrays["item_ids"].astype(str).tolist(), arrays["item_embs"]))
-    queries = dict(zip(arrays["query_ids"].astype(str).tolist(), arrays["query_embs"]))
-    return items, queries
-
-
-def _lookup(table: dict, key, what: str):
+def _lookup(table: dict, key, where: str):
     try:
         return table[key]
-    except (KeyError, TypeError):
-        raise InputError(f"{what} names unknown id {key!r}") from None
+    except KeyError:
+        raise InputError(f"{where} names unknown id {key!r}") from None
 
 
 def import_variant(path) -> Trace:
@@ -127,49 +97,62 @@ def import_variant(path) -> Trace:
             raise InputError(f"solar trace folder '{folder}' has no {name} (the authors' "
                              "repository lacks some files in some folders); need "
                              + ", ".join(FILES))
-    try:
-        meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        raise InputError(f"'{folder / 'meta.json'}' is not valid JSON") from None
+    meta = files.read_meta(folder / "meta.json")
     if meta.get("has_prefill"):
-        raise InputError(f"solar trace folder '{folder}' has a prefill (retrieval-noise "
-                         "traces); traces have one arrival per step, so it is not supported")
-    item_vec, query_vec = _embeddings(folder)
-    items = _jsonl(folder, "items.jsonl", ("id", "topic_id"))
-    queries = _jsonl(folder, "queries.jsonl", ("id", "topic_id", "timestep", "relevant_item_ids"))
-    stream = _jsonl(folder, "stream.jsonl", ("t", "streamed_item_id"))
+        raise InputError(f"solar trace folder '{folder}' has a prefill ('{folder / 'meta.json'}'"
+                         " says has_prefill: true, as the retrieval-noise traces do); traces "
+                         "have one arrival per step, so it is not supported")
+    item_vec, query_vec = files.read_embeddings(folder / "embeddings.npz")
+    items, item_lines = files.read_jsonl(folder / "items.jsonl", ("id", "topic_id"))
+    queries, query_lines = files.read_jsonl(folder / "queries.jsonl",
+                                            ("id", "topic_id", "timestep", "relevant_item_ids"))
+    stream, stream_lines = files.read_jsonl(folder / "stream.jsonl", ("t", "streamed_item_id"))
+    at = {name: f"'{folder / name}' line " for name in FILES}
     T = len(queries)
-    if [q["timestep"] for q in queries] != list(range(T)):
-        raise InputError(f"'{folder / 'queries.jsonl'}' is not in timestep order 0 .. {T - 1} "
-                         "(the authors' runner pairs queries with steps by file order)")
-    if len(stream) < T or [s["t"] for s in stream[:T]] != list(range(T)):
+    if T == 0:
+        raise InputError(f"'{folder / 'queries.jsonl'}' holds no query; a trace needs a step")
+    late = next((i for i, q in enumerate(queries) if q["timestep"] != i), None)
+    if late is not None:
+        raise InputError(f"{at['queries.jsonl']}{query_lines[late]}: timestep "
+                         f"{queries[late]['timestep']} where {late} is due; the file is not in "
+                         f"timestep order 0 .. {T - 1} (the authors' runner pairs queries with "
+                         "steps by file order)")
+    late = next((i for i, s in enumerate(stream[:T]) if s["t"] != i), None)
+    if len(stream) < T or late is not None:
         raise InputError(f"'{folder / 'stream.jsonl'}' must list t = 0 .. {T - 1} in order, "
-                         f"one item per query; it has {len(stream)} lines")
-    gap = next((s["t"] for s in stream[:T] if s["streamed_item_id"] is None), None)
+                         f"one item per query; it has {len(stream)} lines"
+                         + ("" if late is None else f", and line {stream_lines[late]} has "
+                            f"t = {stream[late]['t']}"))
+    gap = next((t for t, s in enumerate(stream[:T]) if s["streamed_item_id"] is None), None)
     if gap is not None:
-        raise InputError(f"'{folder / 'stream.jsonl'}' has no item at t={gap}; traces "
-                         "need an arrival every step")
-    index = {row["id"]: i for i, row in enumerate(items)}
-    keys = np.array([_lookup(index, s["streamed_item_id"], f"stream.jsonl at t={s['t']}")
-                     for s in stream[:T]], np.int64)
+        raise InputError(f"{at['stream.jsonl']}{stream_lines[gap]} has no item at t={gap}; "
+                         "traces need an arrival every step")
+    index = {}
+    for row, n in zip(items, item_lines):
+        if row["id"] in index:
+            raise InputError(f"{at['items.jsonl']}{n}: id {row['id']!r} is listed twice; "
+                             "item ids are unique")
+        index[row["id"]] = len(index)
+    keys = np.array([_lookup(index, s["streamed_item_id"], f"{at['stream.jsonl']}{n}")
+                     for s, n in zip(stream[:T], stream_lines)], np.int64)
     arriving = set(keys.tolist())
-    item_topic = np.array([int(row["topic_id"]) for row in items], np.int64)
+    item_topic = np.array([row["topic_id"] for row in items], np.int64)
     evidence = []
     agree = True
-    for q in queries:
-        ids = {_lookup(index, i, f"query {q['id']!r} relevant_item_ids")
+    for q, n in zip(queries, query_lines):
+        ids = {_lookup(index, i, f"{at['queries.jsonl']}{n}: field 'relevant_item_ids'")
                for i in q["relevant_item_ids"]}
         ev = sorted(ids & arriving)
         evidence.append(ev)
         agree &= set(ev) == {k for k in arriving if item_topic[k] == q["topic_id"]}
-    qtopic = np.array([int(q["topic_id"]) for q in queries], np.int64)
+    qtopic = np.array([q["topic_id"] for q in queries], np.int64)
     if not agree:
         qtopic[:] = -1  # relevance must come from the ids alone, as the runner scores
-    warm = int(meta.get("n_warmup_steps") or 0)
-    ivecs = [_lookup(item_vec, items[k]["id"], "items.jsonl (embeddings.npz item_ids)")
-             for k in keys.tolist()]
-    qvecs = [_lookup(query_vec, q["id"], "queries.jsonl (embeddings.npz query_ids)")
-             for q in queries]
+    warm = meta.get("n_warmup_steps") or 0
+    ivecs = [_lookup(item_vec, items[k]["id"], f"{at['items.jsonl']}{item_lines[k]} (its id "
+                     "in embeddings.npz item_ids)") for k in keys.tolist()]
+    qvecs = [_lookup(query_vec, q["id"], f"{at['queries.jsonl']}{n} (its id in embeddings.npz "
+                     "query_ids)") for q, n in zip(queries, query_lines)]
     return Trace.from_arrays(
         queries=np.array(qvecs, np.float32), items=np.array(ivecs, np.float32),
         query_topics=qtopic, item_topics=item_topic[keys], item_keys=keys,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from simulator.trace import Trace
 from workloads import topic_space as ts
 from workloads.base import Workload
@@ -64,8 +65,16 @@ def _make(p: dict, seed: int) -> Trace:
                              evidence_indptr=indptr, evidence_indices=cols, meta=meta)
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    # relevance is drawn per step and item (float64 draws, a boolean mask)
+    return (mem.semantic_trace(p["steps"], p["items"], p["dim"])
+            + 9 * p["steps"] * p["items"])
+
+
 WORKLOAD = Workload(
     name="stationary",
     summary="latent Bernoulli item utilities p_i, relevance drawn per step as evidence "
             "(regret experiments)",
-    make=_make, params=PARAMS, check_params=_check, sized=True)
+    make=_make, params=PARAMS, check_params=_check, sized=True,
+    footprint=_footprint)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from workloads import topic_space as ts
 from workloads.base import Workload
 from workloads.clusters import topic_probabilities
@@ -45,7 +46,13 @@ def _make(p: dict, seed: int):
                                                "seed": seed})
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    return mem.semantic_trace(p["steps"], p["topics"] * (p["items_per_topic"] + 1), p["dim"])
+
+
 WORKLOAD = Workload(
     name="working_set",
     summary="stationary uniform or Zipf topics over a fixed item pool (paper Table 9)",
-    make=_make, params=PARAMS, check_params=_check, sized=True)
+    make=_make, params=PARAMS, check_params=_check, sized=True,
+    footprint=_footprint)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import memory_estimate as mem
 from simulator.trace import PagingTrace
 from workloads import item_sizes
 from workloads.base import Workload
@@ -33,7 +34,8 @@ def _check(p: dict) -> str | None:
 
 
 def _popularity(objects: int, alpha: float) -> np.ndarray:
-    weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
+    with np.errstate(over="ignore"):  # a huge exponent: 1 / inf = 0, the exact limit
+        weights = 1.0 / np.arange(1, objects + 1, dtype=np.float64) ** alpha
     return weights / weights.sum()
 
 
@@ -61,7 +63,13 @@ def _make(p: dict, seed: int) -> PagingTrace:
         meta={"workload": "zipf_paging", "params": dict(p), "seed": seed})
 
 
+def _footprint(p: dict) -> int:
+    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    return mem.paging_trace(p["steps"], p["objects"])
+
+
 WORKLOAD = Workload(
     name="zipf_paging",
     summary="paging requests with Zipf(alpha) popularity over a fixed set of objects",
-    make=_make, params=PARAMS, check_params=_check, sized=True, stream=_stream)
+    make=_make, params=PARAMS, check_params=_check, sized=True, stream=_stream,
+    footprint=_footprint)

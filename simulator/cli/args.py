@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from simulator.engine_simpy import OPTIONS
 from simulator.errors import InputError
 from simulator.kernels import QUALITY_CODES
@@ -120,7 +122,53 @@ def pairs(option: str, items: list) -> dict:
     return result
 
 
-def check_seed(seed: int) -> None:
-    """``--seed`` is an integer >= 0."""
-    if seed < 0:
-        raise InputError(f"--seed must be an integer >= 0, got {seed}")
+def check_seed(seed: int, flag: str = "--seed") -> None:
+    """``--seed`` is an integer in [0, 2**63 - 1] (:func:`simulator.rng.check_seed`)."""
+    from simulator.rng import check_seed as check
+
+    check(seed, flag)
+
+
+class _Once(argparse.Action):
+    """An option given at most once per command line (argparse would keep the last value)."""
+
+    def seen(self, namespace) -> None:
+        if getattr(self, "seen_in", None) is namespace:
+            raise argparse.ArgumentError(self, "given twice; give it once")
+        self.seen_in = namespace
+
+
+class StoreOnce(_Once):
+    """``action="store"``, once."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        self.seen(namespace)
+        setattr(namespace, self.dest, values)
+
+
+class ConstOnce(_Once):
+    """``action="store_const"`` (and the ``store_true``/``store_false`` shapes), once."""
+
+    def __init__(self, option_strings, dest, const=None, default=None, required=False,
+                 help=None):
+        super().__init__(option_strings, dest, nargs=0, const=const, default=default,
+                         required=required, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        self.seen(namespace)
+        setattr(namespace, self.dest, self.const)
+
+
+def register_single_options(parser) -> None:
+    """Make ``parser``'s store-like options single-valued through argparse's public
+    ``register``; ``append`` options (``--param``, ``--policy-param``, ``--trace-param``)
+    still repeat."""
+    parser.register("action", None, StoreOnce)
+    parser.register("action", "store", StoreOnce)
+    parser.register("action", "store_const", ConstOnce)
+    parser.register("action", "store_true",
+                    lambda *a, default=False, **k: ConstOnce(*a, const=True, default=default,
+                                                             **k))
+    parser.register("action", "store_false",
+                    lambda *a, default=True, **k: ConstOnce(*a, const=False, default=default,
+                                                            **k))

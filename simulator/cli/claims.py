@@ -70,6 +70,7 @@ def cmd_claims(args) -> int:
     select(ids)  # unknown ids fail before any work
     if args.update_readme:
         out.check_writable(args.update_readme, "--update-readme")
+    out.check_folder(args.out)  # breaking instances are saved there after the work
     progress = None if args.json else (lambda c: out.print_line(f"checking {c.id}: {c.title}"))
     results = check_all(ids, quick=args.quick, out_dir=args.out, progress=progress)
     if args.update_readme:

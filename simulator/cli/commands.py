@@ -24,7 +24,7 @@ import sys
 
 from simulator.cli import (bench, claims, delay_study, opt, reproduce, run, sweep, trace,
                            workload)
-from simulator.cli.args import flagged
+from simulator.cli.args import flagged, register_single_options
 from simulator.errors import InputError
 
 # in the order of `semcache --help`
@@ -32,7 +32,12 @@ SUBCOMMANDS = (run, workload, bench, delay_study, opt, claims, sweep, reproduce,
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error becomes an InputError (one line, exit code 2)."""
+    """argparse, but a usage error becomes an InputError (one line, exit code 2), and an
+    option given twice is a usage error (subcommands are built with this class too)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        register_single_options(self)
 
     def error(self, message):
         command = self.prog.removeprefix("semcache").strip()

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import sys
 
+from simulator import memory_estimate
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.errors import InputError
+from simulator.rng import MAX_SEED
 from simulator.experiments import delay_study
 
 
@@ -26,7 +28,27 @@ def _numbers(flag: str, text: str) -> tuple:
     return tuple(values)
 
 
+def _check_seeds(args) -> None:
+    """``--seed`` and ``--seeds``: every seed in range, and one trace per seed in memory."""
+    import workloads
+
+    cli_args.check_seed(args.seed)
+    if not 2 <= args.seeds <= MAX_SEED - args.seed + 1:
+        raise InputError(f"--seeds must be an integer >= 2 (points are mean ± std over seeds) "
+                         f"with --seed + --seeds - 1 <= 2**63 - 1, got {args.seeds}")
+    wl = workloads.get(args.workload)
+    given = dict(delay_study.WORKLOAD_PARAMS.get(args.workload, {}))
+    if args.quick and "steps" in wl.params:
+        given["steps"] = delay_study.QUICK_STEPS
+    given.update(cli_args.pairs("--param", args.param))
+    if wl.footprint is not None:  # the study keeps every seed's trace
+        memory_estimate.require(args.seeds * wl.footprint(wl.resolve_params(given)),
+                                f"--seeds {memory_estimate.power(args.seeds)}",
+                                "traces (one per seed)")
+
+
 def cmd_delay_study(args) -> int:
+    _check_seeds(args)
     if args.plot is not None:
         out.check_writable(args.plot, "--plot")
     names = None

@@ -17,9 +17,20 @@ The JSON adds ``budget``, ``count_limit`` and ``budget_binds``, and a step's
 play no part (the unit-size optimum is the optimum).  Paging traces are refused: Belady's
 policy is their optimum with unit sizes (among schedules that admit every miss), and only
 a heuristic with sizes (its docstring).
+
+``--time-limit SECONDS`` stops starting new phases after SECONDS (wall clock): the result
+is then the best certified bounds found so far (lower <= OPT <= upper, ``exact`` false
+unless an exact method finished in time), and the JSON adds ``time_limit`` and
+``stopped_early``; the phase under way at the limit finishes first
+(:mod:`theory.opt_clock`).  The phases are named on stderr as they start when stderr is a
+terminal, or always with ``--progress``; they never touch stdout.  ``--out FILE`` also
+writes the JSON document to FILE, atomically.
 """
 
 from __future__ import annotations
+
+import math
+import sys
 
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
@@ -36,6 +47,12 @@ def cmd_opt(args) -> int:
     check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     cli_args.check_seed(args.seed)
     budget = budget_value(args.budget)
+    if args.time_limit is not None and not (math.isfinite(args.time_limit)
+                                            and args.time_limit > 0):
+        raise InputError(f"--time-limit must be a number of seconds > 0, got "
+                         f"{args.time_limit}")
+    if args.out is not None:
+        out.check_writable(args.out)
     trace, record = source(args)
     if not isinstance(trace, Trace):
         raise InputError("semcache opt needs a semantic trace; for a paging trace run the "
@@ -44,9 +61,14 @@ def cmd_opt(args) -> int:
     capacity = args.capacity
     if capacity is None and budget is None:
         capacity = DEFAULT_CAPACITY
-    result = opt(trace, capacity, args.top_k, args.switch_cost, args.quality,
-                 method=args.method, budget=budget)
+    shown = args.progress or sys.stderr.isatty()
+    with _Progress(sys.stderr if shown else None) as progress:
+        result = opt(trace, capacity, args.top_k, args.switch_cost, args.quality,
+                     method=args.method, budget=budget, time_limit=args.time_limit,
+                     progress=progress)
     doc = {"workload": record, **result.to_dict()}
+    if args.out is not None:
+        out.write_atomic(args.out, out.to_json(doc))
     if args.json:
         out.emit_json(doc)
         return 0
@@ -65,6 +87,8 @@ def cmd_opt(args) -> int:
                        "(every set of that many items fits)")
     elif budget is None and trace.sized:
         out.print_line("item sizes play no part without --budget")
+    if result.config.get("stopped_early"):
+        out.print_line(f"the time limit ({args.time_limit:g} s) cut the search short")
     if not result.exact:
         out.print_line("schedule achieving the upper bound:")
     sched = result.schedule
@@ -89,5 +113,41 @@ def add_parser(sub) -> None:
                    help="force one exact method, or bounds (default: the first exact method "
                         "that applies and fits, else bounds)")
     p.add_argument("--seed", type=int, default=0, help="workload seed")
+    p.add_argument("--time-limit", metavar="SECONDS", type=float,
+                   help="start no new phase after SECONDS and return the best certified "
+                        "bounds found so far (exact false unless an exact method finished; "
+                        "the phase under way finishes first)")
+    p.add_argument("--progress", action="store_true",
+                   help="name each phase on stderr as it starts (default: only when stderr "
+                        "is a terminal)")
+    p.add_argument("--out", metavar="FILE", help="also write the JSON to FILE (atomically)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_opt)
+
+
+class _Progress:
+    """The phases on ``stream``: rewritten in place on a terminal (and cleared at the end,
+    so an error line that follows is alone), one line each elsewhere; None: silent."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.tty = stream is not None and stream.isatty()
+        self.start = None
+
+    def __enter__(self):
+        import time
+
+        self.clock = time.monotonic
+        self.start = self.clock()
+        return self if self.stream is not None else None
+
+    def __call__(self, text: str) -> None:
+        line = f"semcache opt: {self.clock() - self.start:6.1f} s  {text}"
+        self.stream.write(f"\r\x1b[K{line}" if self.tty else line + "\n")
+        self.stream.flush()
+
+    def __exit__(self, *exc):
+        if self.tty:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+        return False

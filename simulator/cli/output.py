@@ -21,12 +21,47 @@ def to_json(doc: dict) -> str:
 
 
 def check_writable(path: str, option: str = "--out") -> None:
-    """Fail before any work when ``path`` cannot be written (missing folder, a directory)."""
+    """Fail before any work when ``path`` cannot be written: a directory, a missing
+    folder, or a folder that takes no new file (tried: access bits do not bind root)."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise InputError(f"{option} '{path}' is a directory; give a file name")
+    _check_parent(folder, path, option)
+    _try_writing(folder, f"{option} '{path}'")
+
+
+def check_folder(path: str, option: str = "--out") -> bool:
+    """Fail before any work unless ``path`` is a folder that takes new files, or can be
+    made as one (its parent exists and takes new files); returns whether it exists."""
+    where = os.path.abspath(path)
+    if os.path.exists(where) or os.path.islink(where):
+        if not os.path.isdir(where):
+            raise InputError(f"{option} '{path}' is a file, not a folder; give a folder")
+        _try_writing(where, f"{option} '{path}'")
+        return True
+    parent = os.path.dirname(where)
+    _check_parent(parent, path, option)
+    _try_writing(parent, f"{option} '{path}'")
+    return False
+
+
+def _check_parent(folder: str, path: str, option: str) -> None:
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        raise InputError(f"{option} '{path}': '{folder}' is a file, not a folder")
     if not os.path.isdir(folder):
         raise InputError(f"{option} '{path}': folder '{folder}' does not exist")
+
+
+def _try_writing(folder: str, what: str) -> None:
+    """Create and remove a file in ``folder``, or raise an InputError naming ``what``."""
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".semcache-", suffix=".tmp", dir=folder)
+        os.close(fd)
+        os.remove(tmp)
+    except OSError as exc:
+        raise InputError(f"{what}: cannot write in '{folder}': {exc.strerror}") from None
 
 
 def write_atomic(path: str, text: str, option: str = "--out") -> None:
@@ -111,6 +146,9 @@ def print_runs(doc: dict) -> None:
                       _fmt(r.get("modifications"), "d"), _fmt(r.get("cost"), ".2f"),
                       f"{r['elapsed_s'] * 1e3:.2f} ms")
     console().print(table)
+    if first.get("scored_steps") == 0:
+        print_line("no step is scored: the runs have no hit rate or precision (—, null in "
+                   "the JSON); the cost counts the cache changes only")
 
 
 def _size_text(size: int) -> str:

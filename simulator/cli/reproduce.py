@@ -142,9 +142,10 @@ def cmd_reproduce(args) -> int:
         for n in skipped:
             print(f"semcache: skipping '{n}': its data or the text extra is not here",
                   file=sys.stderr)
+    existed = out.check_folder(args.out)  # before any work
     docs = []
     for name in names:
-        doc, files = reproduce(name, quick=args.quick, seeds=seeds, out_dir=args.out)
+        doc, files = _reproduce(reproduce, name, args, seeds, existed)
         doc["files"] = files
         docs.append(doc)
         if not args.json:
@@ -152,6 +153,19 @@ def cmd_reproduce(args) -> int:
     if args.json:
         out.emit_json(docs[0] if args.name != "all" else {"tables": docs})
     return 0
+
+
+def _reproduce(reproduce, name: str, args, seeds: list, existed: bool):
+    """One experiment's document and files; a failed write is one line, and a ``--out``
+    folder this command made is removed again (everything in it is this command's)."""
+    import shutil
+
+    try:
+        return reproduce(name, quick=args.quick, seeds=seeds, out_dir=args.out)
+    except OSError as exc:
+        if not existed:
+            shutil.rmtree(args.out, ignore_errors=True)
+        raise InputError(f"cannot write --out '{args.out}': {exc.strerror or exc}") from None
 
 
 def _report(args, seeds: list) -> int:
@@ -162,7 +176,12 @@ def _report(args, seeds: list) -> int:
                          f"got '{args.name}'")
     report.check_target(args.report)  # before any work
     progress = None if args.json else report.progress_to_stderr
-    manifest = report.build(args.report, quick=args.quick, seeds=seeds, progress=progress)
+    try:  # the report is staged and renamed into place: a failure leaves nothing
+        manifest = report.build(args.report, quick=args.quick, seeds=seeds,
+                                progress=progress)
+    except OSError as exc:
+        raise InputError(f"cannot write --report '{args.report}': "
+                         f"{exc.strerror or exc}") from None
     if args.json:
         out.emit_json(manifest)
     else:

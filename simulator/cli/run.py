@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 
-from simulator import engine_fast, policies, runner
+from simulator import engine_fast, memory_estimate, policies, runner
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import mode_of, source
 from simulator.errors import InputError
+from simulator.params import MAX_INT
 from simulator.run_options import budget_value
 
 
@@ -42,6 +43,18 @@ def _check_policies(names: list, mode: str, params: dict) -> None:
         pol.resolve_params(params)
 
 
+def _check_memory(trace, names: list, hints: dict, pol_params: dict, args) -> None:
+    """Every selected policy's run fits in memory (:mod:`simulator.memory_estimate`),
+    checked for all before the first runs."""
+    budget = budget_value(args.budget)
+    for name in names:
+        pol = policies.get(name)
+        params = {k: v for k, v in hints.items() if k in pol.params}
+        params.update(pol_params)
+        memory_estimate.check_run(trace, pol, pol.resolve_params(params), args.capacity,
+                                  args.top_k, budget)
+
+
 def cmd_run(args) -> int:
     runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     budget_value(args.budget)
@@ -67,6 +80,7 @@ def cmd_run(args) -> int:
     # A workload may suggest parameters (agent: warmup = its initial-memory prefix), given to
     # the policies that have them; --policy-param overrides.
     hints = getattr(trace, "meta", {}).get("policy_hints", {})
+    _check_memory(trace, names, hints, pol_params, args)
     for name in names:
         params = {k: v for k, v in hints.items() if k in policies.get(name).params}
         params.update(pol_params)
@@ -102,6 +116,9 @@ def _streamed(args, pol_params: dict) -> dict:
                          "is read whole (drop --stream)", "stream")
     if args.engine != "fast":
         raise InputError("--stream runs on the fast engine; drop --engine", "engine")
+    if args.chunk_requests > MAX_INT:  # a chunk never holds more requests than the file
+        raise InputError(f"--chunk-requests must be an integer >= 1 and <= 2**53, got "
+                         f"{args.chunk_requests}")
     names = _policy_names(args.policy, "paging")
     _check_policies(names, "paging", pol_params)
     streamed = stream_run(args.trace, names, capacity=args.capacity, budget=args.budget,

@@ -4,7 +4,9 @@ List options take comma-separated values: ``--policy fifo,solar``, ``--capacity 
 (``none``: no count limit), ``--budget 64MiB,1GiB`` (``none``: no budget),
 ``--top-k``, ``--switch-cost``, ``--quality``, and ``--param topics=10,15`` (repeatable,
 one key each; ``\\,`` is a literal comma inside a value).  ``--seeds`` takes integers
-and inclusive ranges, ``0-4,10``.  ``--workers 0`` runs in this process without Dask.
+and inclusive ranges, ``0-4,10``.  A grid of more than
+:data:`~simulator.experiments.sweep_checks.MAX_TASKS` (10⁶) runs is refused before any
+work.  ``--workers 0`` runs in this process without Dask.
 ``--json`` prints ``{"path", "rows_total", "rows_written", "rows_skipped", "chunks",
 "workers", "scheduler", "cluster_start_s", "first_chunk_s", "median_chunk_s",
 "elapsed_s"}``; the progress bar goes to stderr, and only when it is a terminal.
@@ -22,12 +24,14 @@ from simulator.errors import InputError
 def _split(option: str, text: str) -> list:
     """``"a,b\\,c"`` → ``["a", "b,c"]``; an empty item or a repeated one is an error."""
     items = [s.strip().replace("\\,", ",") for s in re.split(r"(?<!\\),", text)]
+    seen = set()  # not items.count: a list of n values must not take n² steps
     for item in items:
         if not item:
-            raise InputError(f"{option} has an empty value in {text!r}; give values like "
-                             "a,b,c")
-        if items.count(item) > 1:
-            raise InputError(f"{option} gives '{item}' twice")
+            raise InputError(f"{option} has an empty value in {text[:60]!r}; give values "
+                             "like a,b,c")
+        if item in seen:
+            raise InputError(f"{option} gives '{item[:40]}' twice")
+        seen.add(item)
     return items
 
 
@@ -45,23 +49,40 @@ def _numbers(option: str, text: str, kind) -> list:
 
 
 def seeds(text: str) -> list:
-    """``"0-2,7"`` → ``[0, 1, 2, 7]``: integers >= 0 and inclusive ranges, each seed once.
+    """``"0-2,7"`` → ``[0, 1, 2, 7]``: integers in [0, 2**63 - 1] and inclusive ranges,
+    each seed once, at most :data:`~simulator.experiments.sweep_checks.MAX_TASKS` in all.
+
+    The count is summed from the ranges before any is expanded, and duplicates are found
+    with a set, so any text is answered in time linear in what it names, or refused.
 
     >>> seeds("0-2,7")
     [0, 1, 2, 7]
     """
-    found = []
+    from simulator.experiments.sweep_checks import MAX_SEED, MAX_TASKS
+
+    ranges = []
     for item in _split("--seeds", text):
-        match = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", item)
+        match = re.fullmatch(r"(\d{1,30})(?:\s*-\s*(\d{1,30}))?", item)
         if match is None:
-            raise InputError(f"--seeds expects integers >= 0 or ranges like 0-4, got {item!r}")
+            raise InputError(f"--seeds expects integers >= 0 or ranges like 0-4, got "
+                             f"{item[:40]!r}")
         low = int(match.group(1))
         high = int(match.group(2)) if match.group(2) is not None else low
         if high < low:
             raise InputError(f"--seeds range '{item}' is empty (it must read low-high)")
+        if high > MAX_SEED:
+            raise InputError(f"--seeds: {high} is larger than 2**63 - 1; give smaller seeds")
+        ranges.append((low, high))
+    count = sum(high - low + 1 for low, high in ranges)
+    if count > MAX_TASKS:
+        raise InputError(f"--seeds names {count} seeds, more than a sweep takes "
+                         f"({MAX_TASKS} runs); split it into several sweeps")
+    found, seen = [], set()
+    for low, high in ranges:
         for seed in range(low, high + 1):
-            if seed in found:
+            if seed in seen:
                 raise InputError(f"--seeds gives seed {seed} twice")
+            seen.add(seed)
             found.append(seed)
     return found
 

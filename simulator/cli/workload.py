@@ -9,8 +9,12 @@ and measured statistics of the generated trace.  Each takes ``--json``.
 
 from __future__ import annotations
 
+import os
+import shutil
+
 import numpy as np
 
+from simulator import memory_estimate
 from simulator.cli import output as out
 from simulator.cli.args import check_seed, pairs
 from simulator.cli.sources import generate
@@ -60,6 +64,12 @@ def _write_requests(args) -> dict:
     record = {"name": workload.name, "params": params, "seed": args.seed,
               "mode": "paging", "format": "oracleGeneral"}
     if workload.stream is not None:
+        workload.check_memory(params, chunk=1 << 20)  # the stream's default chunk
+        # 24 bytes a request; compressed, at least one (a Zipf stream's ids alone carry
+        # several bits each), so a request refused here could not be written
+        zst = args.out.endswith(".zst")
+        _check_disk(args.out, (1 if zst else 24) * params["steps"],
+                    "fewer steps" if zst else "fewer steps, or .zst to compress")
         oracle_general.write(args.out, workload.stream(params, args.seed))
         return dict(record, steps=params["steps"])
     trace = workload.build(params, args.seed)
@@ -69,6 +79,19 @@ def _write_requests(args) -> dict:
     ids = trace.object_ids.astype(np.uint64)[trace.requests] + np.uint64(1)
     oracle_general.write(args.out, [(ids, trace.request_sizes if trace.sized else None)])
     return dict(record, steps=trace.steps, objects=trace.n_keys)
+
+
+def _check_disk(path: str, nbytes: int, fix: str) -> None:
+    """Refuse to start writing ``nbytes`` where they cannot fit."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        return  # check_writable has vetted the folder; without a figure, just try
+    if nbytes > free:
+        raise InputError(f"--out {path}: the trace needs {memory_estimate.human(nbytes)} "
+                         f"of disk; about {memory_estimate.human(free)} is free there ({fix})",
+                         "out")
 
 
 def cmd_show(args) -> int:

@@ -260,6 +260,12 @@ def draw(data: dict, path: str) -> None:
     plt.close(fig)
 
 
+def _drawable(value) -> float:
+    """A point of a series: None, and the "inf"/"nan" strings that stand for a
+    non-finite value in JSON (a ratio against a zero OPT, theory.claims), are gaps."""
+    return np.nan if value is None or isinstance(value, str) else value
+
+
 def _panel(ax, panel: dict, data: dict) -> None:
     if panel.get("kind") == "bar":
         for i, s in enumerate(panel["series"]):
@@ -269,7 +275,7 @@ def _panel(ax, panel: dict, data: dict) -> None:
     else:
         colors = {}
         for s in panel["series"]:
-            y = [np.nan if v is None else v for v in s["y"]]
+            y = [_drawable(v) for v in s["y"]]
             if s.get("style") == "paper":
                 owner = s["label"].rsplit(" (paper)", 1)[0]
                 ax.plot(s["x"], y, "x", ms=7, color=colors.get(owner), label=s["label"])

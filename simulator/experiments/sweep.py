@@ -42,7 +42,6 @@ import dataclasses
 import hashlib
 import itertools
 import json
-import numbers
 import os
 import socket
 import statistics
@@ -52,8 +51,9 @@ import time
 from simulator import policies as registry
 from simulator import runner
 from simulator.run_options import budget_value
-from simulator.experiments import sweep_cluster, sweep_store
+from simulator.experiments import sweep_checks, sweep_cluster, sweep_store
 from simulator.experiments.code_id import code_id
+from simulator.experiments.sweep_cluster import compile_kernels
 from simulator.errors import InputError
 
 ENGINE = "fast"  # sweeps run the compiled loop; part of every task id
@@ -100,8 +100,13 @@ class Grid:
                 raise InputError(f"params: {name} has no values: the grid has no runs",
                                  "params")
         for seed in self.seeds:
-            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-                raise InputError(f"seeds must be integers >= 0, got {seed!r}", "seeds")
+            sweep_checks.check_seed(seed)
+        lengths = {"seeds": len(self.seeds), "capacities": len(self.capacities),
+                   "budgets": len(self.budgets), "top_ks": len(self.top_ks),
+                   "switch_costs": len(self.switch_costs), "qualities": len(self.qualities),
+                   "policies": len(self.policies or ()) or 1,
+                   **{f"params {k}": len(v) for k, v in self.params.items()}}
+        sweep_checks.check_size(lengths)  # before a single task is built
         for K in self.capacities:
             runner.check_options(K, 1, 0.0, "hit")
         budgets = [budget_value(b) for b in self.budgets]
@@ -118,6 +123,7 @@ class Grid:
         combos = [wl.resolve_params(dict(zip(names, values)))
                   for values in itertools.product(*self.params.values())]
         pols = self._policies(wl, combos[0])
+        sweep_checks.check_size(dict(lengths, policies=len(pols)))
         tasks = {}
         for prm, seed, name in itertools.product(combos, self.seeds, pols):
             pol = registry.get(name)
@@ -220,7 +226,7 @@ def run_chunk(chunk: dict) -> tuple:
                             params=task["policy_params"], engine=task["engine"],
                             budget=task.get("budget"))
         record = result.summary()
-        record["params"] = json.dumps(record["params"])
+        record["params"] = json.dumps(record["params"], allow_nan=False)
         rows.append({"task_id": task["task_id"], "workload": task["workload"],
                      **{f"param.{k}": v for k, v in task["params"].items()}, **record,
                      "code": code_id()})  # the code that ran it, on the worker
@@ -228,36 +234,6 @@ def run_chunk(chunk: dict) -> tuple:
             "first": _CHUNKS_IN_PROCESS == 0, "seconds": time.perf_counter() - start}
     _CHUNKS_IN_PROCESS += 1
     return rows, info
-
-
-def compile_kernels(tasks: list) -> None:
-    """Compile (or load) the kernels ``tasks`` use, in this process and numba's disk cache.
-
-    Kernels depend on argument types only, so a two-step trace of the workload's mode
-    suffices.  Done while the local cluster starts, it lets the workers load each kernel
-    from the disk cache instead of all compiling the same code at once.
-    """
-    import numpy as np
-
-    import workloads
-    from simulator.trace import PagingTrace, Trace
-
-    first = tasks[0]
-    if isinstance(workloads.get(first["workload"]).build(first["params"], first["seed"]),
-                  PagingTrace):
-        tiny = PagingTrace.from_requests(np.arange(2))
-    else:
-        tiny = Trace.from_arrays(queries=np.eye(2, dtype=np.float32),
-                                 items=np.eye(2, dtype=np.float32))
-    seen = set()
-    for task in tasks:
-        key = (task["policy"], json.dumps(task["policy_params"], sort_keys=True),
-               "budget" in task)
-        if key not in seen:
-            seen.add(key)
-            runner.run(tiny, task["policy"], capacity=1, top_k=1,
-                       params=task["policy_params"], engine=task["engine"],
-                       budget=1 if "budget" in task else None)
 
 
 @dataclasses.dataclass
@@ -303,7 +279,9 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
     ----------
     grid : Grid
     out : str
-        The store directory (created if missing; its parent must exist).
+        The store directory (created by the first finished chunk if missing; its parent
+        must exist).  Every check (grid, costs, store, scheduler) comes before it is
+        touched, and a worker's InputError removes the parts this call wrote.
     resume : bool
         Continue a store: skip the runs whose ``task_id`` it holds.  Without it a non-empty
         store is an error.
@@ -334,8 +312,10 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
             if not policies.shipped(name):
                 raise InputError(f"policy '{name}' is defined outside semcache, so Dask "
                                  "workers cannot run it; sweep it with workers=0")
+    sweep_checks.check_costs(tasks)
     code = code_id()
-    done = sweep_store.open_store(out, resume, code=code)
+    done = sweep_store.open_store(out, resume, code=code)  # checks only: creates nothing
+    existed = os.path.isdir(out)
     pending = [t for t in tasks if t["task_id"] not in done]
     serial = workers == 0
     n_workers = 1 if serial else (workers or default_workers())
@@ -343,7 +323,9 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
     cluster_s = 0.0
     infos = []
     t0 = time.perf_counter()
+    written = []  # the parts of this call, removed if bad input stops it
     with contextlib.ExitStack() as cleanup:  # unwinds in reverse: bar, client, Ctrl-C, cluster
+        cleanup.push(lambda kind, exc, tb: _undo(kind, out, existed, written))
         if local:
             helper = sweep_cluster.start_local(n_workers)
             cleanup.callback(sweep_cluster.stop_local, helper)
@@ -369,7 +351,8 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
                 raise InputError(f"worker {info['worker']} runs another version of semcache "
                                  f"(code {rows[0]['code']}; here {code}); install this one "
                                  "on every worker")
-            sweep_store.write_part(out, _part_name(rows), rows)
+            written.append(_part_name(rows))
+            sweep_store.write_part(out, written[-1], rows)
             infos.append(dict(info, rows=len(rows)))
             bar.update(len(rows))
 
@@ -386,6 +369,15 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
         median_chunk_s=(round(statistics.median(i["seconds"] for i in infos), 4)
                         if infos else None),
         elapsed_s=round(time.perf_counter() - start, 4))
+
+
+def _undo(kind, out: str, existed: bool, written: list) -> bool:
+    """On bad input found mid-sweep (a worker's InputError), remove this call's parts, and
+    the store if this call made it: the failed command leaves nothing behind.  Ctrl-C and
+    other failures keep the finished chunks, for ``resume``."""
+    if kind is not None and issubclass(kind, InputError):
+        sweep_store.remove_parts(out, written, remove_folder=not existed)
+    return False
 
 
 def _part_name(rows: list) -> str:

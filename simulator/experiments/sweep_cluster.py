@@ -5,12 +5,15 @@ with SIGINT ignored, and its worker processes inherit that (Python keeps an igno
 ignored at startup, while a blocked one is unblocked by multiprocessing's spawn).  So a
 Ctrl-C in a terminal, which goes to the whole process group, reaches only the sweep's own
 process: it stops at the next safe point, closes the cluster and exits 130, and no worker
-prints a traceback.  The helper stops when the sweep closes its stdin, or dies.
+prints a traceback.  The helper stops when the sweep closes its stdin, or dies.  While it
+starts, the sweep's process compiles the kernels the workers will load
+(:func:`compile_kernels`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import select
 import signal
@@ -27,14 +30,42 @@ _SERVE = ("import sys; from simulator.experiments.sweep_cluster import serve; "
 
 
 def connect_scheduler(scheduler: str):
-    """A client of the running scheduler at ``scheduler``; InputError if unreachable."""
+    """A client of the running scheduler at ``scheduler``; InputError if unreachable.
+
+    A ``tcp://host:port`` address is first probed with a plain socket, so a refused or
+    malformed address fails at once instead of after Dask's retries.
+    """
     from distributed import Client
 
+    _probe(scheduler)
     try:
         return Client(scheduler, timeout=SCHEDULER_TIMEOUT_S)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
         raise InputError(f"scheduler '{scheduler}': cannot connect ({reason[:160]})",
+                         "scheduler") from None
+
+
+def _probe(scheduler: str) -> None:
+    """Refuse a ``tcp://`` address with no valid port, or one nothing listens on."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if not scheduler.startswith("tcp://"):
+        return  # another transport (tls://, inproc://): Dask's own connect decides
+    try:
+        parts = urlsplit(scheduler)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host = port = None
+    if not host or port is None:
+        raise InputError(f"scheduler '{scheduler}' is not an address like "
+                         "tcp://HOST:PORT", "scheduler")
+    try:
+        socket.create_connection((host, port), timeout=SCHEDULER_TIMEOUT_S).close()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(f"scheduler '{scheduler}': cannot connect ({reason})",
                          "scheduler") from None
 
 
@@ -56,6 +87,37 @@ def connect_local(helper: subprocess.Popen, stop: threading.Event):
     if kind != "address":
         raise RuntimeError(f"the local Dask cluster did not start: {value or 'exited'}")
     return Client(value)
+
+
+def compile_kernels(tasks: list) -> None:
+    """Compile (or load) the kernels ``tasks`` use, in this process and numba's disk cache.
+
+    Kernels depend on argument types only, so a two-step trace of the workload's mode
+    suffices.  Done while the local cluster starts, it lets the workers load each kernel
+    from the disk cache instead of all compiling the same code at once.
+    """
+    import numpy as np
+
+    import workloads
+    from simulator import runner
+    from simulator.trace import PagingTrace, Trace
+
+    first = tasks[0]
+    if isinstance(workloads.get(first["workload"]).build(first["params"], first["seed"]),
+                  PagingTrace):
+        tiny = PagingTrace.from_requests(np.arange(2))
+    else:
+        tiny = Trace.from_arrays(queries=np.eye(2, dtype=np.float32),
+                                 items=np.eye(2, dtype=np.float32))
+    seen = set()
+    for task in tasks:
+        key = (task["policy"], json.dumps(task["policy_params"], sort_keys=True),
+               "budget" in task)
+        if key not in seen:
+            seen.add(key)
+            runner.run(tiny, task["policy"], capacity=1, top_k=1,
+                       params=task["policy_params"], engine=task["engine"],
+                       budget=1 if "budget" in task else None)
 
 
 def serve(workers: int) -> None:

@@ -2,8 +2,10 @@
 
 A store is a directory that holds only ``part-<id>.parquet`` files.  Each part is written
 to a temporary file in the same directory and renamed into place, so a crash or a kill
-leaves whole parts or none: never half a row group.  Rows are never rewritten: a resumed
-sweep adds parts for the runs whose ``task_id`` is not in the store yet.
+leaves whole parts or none: never half a row group.  A rate of a run with no scored step
+is null; no number is ever inf or NaN (a row with one is refused).  Rows are never
+rewritten: a resumed sweep adds parts for the runs whose ``task_id`` is not in the store
+yet.
 
 Examples
 --------
@@ -20,8 +22,11 @@ set()
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import math
 import os
+import tempfile
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -79,24 +84,24 @@ def _read(path: str, name: str, columns=None) -> pa.Table:
 def open_store(path: str, resume: bool, code: str | None = None) -> set:
     """Check ``path`` (a sweep's ``out``) for a sweep and return the task ids it holds.
 
-    A missing directory is created (its parent must exist).  Without ``resume`` the store
-    must be new or empty; with it, temporary files left by a killed writer are removed,
-    and, given ``code`` (:func:`simulator.experiments.code_id.code_id`), every stored row must carry
-    that code: a store is only ever continued by the version of semcache that began it.
+    Nothing is created here: a missing directory (its parent must exist and take new
+    files) is made by the first :func:`write_part`, so a sweep that fails before its first
+    chunk leaves nothing behind.  Without ``resume`` the store must be new or empty; with
+    it, temporary files left by a killed writer are removed, and, given ``code``
+    (:func:`simulator.experiments.code_id.code_id`), every stored row must carry that code:
+    a store is only ever continued by the version of semcache that began it.
     """
-    if not os.path.exists(path):
+    if not os.path.exists(path) and not os.path.islink(path):
         parent = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(parent):
             raise InputError(f"out '{path}': folder '{parent}' does not exist", "out")
-        try:
-            os.mkdir(path)
-        except OSError as exc:
-            raise InputError(f"out '{path}' cannot be created: {exc.strerror}", "out") from None
+        _try_writing(parent, f"out '{path}' cannot be created")
         return set()
     parts, temps = _listing(path, "out", "out")
     if parts and not resume:
         raise InputError(f"out '{path}' already holds sweep results; resume that sweep "
                          "(--resume), or give another folder", "out")
+    _try_writing(path, f"out '{path}' cannot take new parts")
     if resume:
         for name in temps:  # one store takes one sweep at a time, so no writer owns these
             os.remove(os.path.join(path, name))
@@ -114,24 +119,53 @@ def open_store(path: str, resume: bool, code: str | None = None) -> set:
     return done
 
 
+def _try_writing(folder: str, what: str) -> None:
+    """Create and remove a file in ``folder``: the one test of writability that holds for
+    every user (access bits do not bind root; a read-only mount binds everyone).  Its name
+    is a temporary part's, which a resumed sweep removes should a kill leave it."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".semcache-", suffix=".part.tmp", dir=folder)
+        os.close(fd)
+        os.remove(tmp)
+    except OSError as exc:
+        raise InputError(f"{what}: {exc.strerror}", "out") from None
+
+
 def _table(rows: list) -> pa.Table:
     columns = {}
     for row in rows:
-        for key in row:
+        for key, value in row.items():
             columns.setdefault(key, [])
+            # runs refuse options that could overflow (runner.check_cost_bound): never inf
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError(f"sweep row {row.get('task_id')}: {key} is {value}")
     for key in columns:
         columns[key] = pa.array([row.get(key) for row in rows], type=TYPES.get(key))
     return pa.table(columns)
 
 
 def write_part(path: str, name: str, rows: list) -> None:
-    """Write ``rows`` (dicts of plain values) as ``part-<name>.parquet``, atomically."""
+    """Write ``rows`` (dicts of plain values) as ``part-<name>.parquet``, atomically; the
+    store's directory is created by its first part."""
     table = _table(rows)
     target = os.path.join(path, f"part-{name}.parquet")
     try:
+        if not os.path.isdir(path):
+            os.mkdir(path)
         write_atomically(target, lambda tmp: pq.write_table(table, tmp), suffix=".part.tmp")
     except OSError as exc:
         raise InputError(f"cannot write to sweep store '{path}': {exc.strerror}") from None
+
+
+def remove_parts(path: str, names: list, remove_folder: bool = False) -> None:
+    """Remove the parts ``part-<name>.parquet`` of ``names`` (those present), then the
+    store's directory too if ``remove_folder`` and nothing else is in it."""
+    for name in names:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(path, f"part-{name}.parquet"))
+    if remove_folder:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
 
 
 def load_results(path: str) -> pa.Table:

@@ -149,7 +149,9 @@ class Policy:
     the policy is defined (``"semantic"``, ``"paging"``).  ``traits`` is a :class:`Traits`,
     or a function of the resolved parameters that returns one when a parameter decides
     (a noisy judge draws from the seed only when it can err); read it with
-    :meth:`traits_of`.
+    :meth:`traits_of`.  ``state_bytes(params, slots, n_keys)``, when a parameter or the
+    slot count sizes the state beyond a few words a slot, declares its rough size in bytes
+    (:mod:`simulator.memory_estimate` checks it before ``init``).
     """
 
     name: str
@@ -169,6 +171,7 @@ class Policy:
     traits: Traits | Callable = Traits()
     check_params: Callable | None = None
     paging_loop: Callable | None = None
+    state_bytes: Callable | None = None
 
     def resolve_params(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown keys or bad values raise InputError."""

@@ -18,4 +18,5 @@ POLICY = Policy(name="history", summary="gated addition + delete records of low 
                 init=lambda ctx: mr.new_state(ctx, ctx.params["addition"]), victim=mr.victim,
                 on_hit=mr.on_hit, on_feedback=mr.on_feedback, admit=mr.admit,
                 on_insert=mr.on_insert, delete=mr.delete, params=PARAMS,
-                modes=("semantic",), check_params=mr.check, traits=mr.traits)
+                modes=("semantic",), check_params=mr.check, traits=mr.traits,
+                state_bytes=mr.state_bytes)

@@ -80,8 +80,9 @@ _EVICTED, _ARRIVAL, _DEST, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)  # _K: S, the
 def _check(params):
     if not 0.0 <= params["small_ratio"] <= 1.0:
         return f"parameter 'small_ratio' must be in [0, 1], got {params['small_ratio']}"
-    if params["ghost_ratio"] < 0.0:
-        return f"parameter 'ghost_ratio' must be >= 0, got {params['ghost_ratio']}"
+    # K (or the budget) <= 2**53 times at most 1000 keeps the ghost's size within int64
+    if not 0.0 <= params["ghost_ratio"] <= 1000.0:
+        return f"parameter 'ghost_ratio' must be in [0, 1000], got {params['ghost_ratio']}"
     if params["move_threshold"] < 1:
         return f"parameter 'move_threshold' must be >= 1, got {params['move_threshold']}"
     return None

@@ -102,4 +102,5 @@ def _victim(state, t, key, x, cache):
 POLICY = Policy(name="solar_a_ref", summary="the authors' code: information-gain gate + "
                 "recency/frequency/diversity eviction", init=_init, victim=_victim,
                 on_hit=_on_hit, admit=_admit, on_rearrival=_on_rearrival, on_insert=_on_insert,
-                on_evict=_on_evict, params=PARAMS, check_params=_check, modes=("semantic",))
+                on_evict=_on_evict, params=PARAMS, check_params=_check, modes=("semantic",),
+                state_bytes=lambda p, s, n: authors_gate.state_bytes(p, s, n) + 48 * s)

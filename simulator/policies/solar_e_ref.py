@@ -66,4 +66,4 @@ POLICY = Policy(name="solar_e_ref", summary="always admit; the authors' Thompson
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict,
                 params=dict(authors_thompson.PARAMS),
                 check_params=authors_thompson.check, modes=("semantic",),
-                traits=Traits(randomized=True))
+                traits=Traits(randomized=True), state_bytes=authors_thompson.state_bytes)

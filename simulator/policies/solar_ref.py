@@ -84,4 +84,6 @@ POLICY = Policy(name="solar_ref", summary="the authors' code: information-gain g
                 "Thompson eviction", init=_init, victim=_victim, on_hit=_on_hit,
                 on_feedback=_on_feedback, admit=_admit, on_rearrival=_on_rearrival,
                 on_insert=_on_insert, on_evict=_on_evict, params=PARAMS, check_params=_check,
-                modes=("semantic",), traits=Traits(randomized=True))
+                modes=("semantic",), traits=Traits(randomized=True),
+                state_bytes=lambda p, s, n: (authors_gate.state_bytes(p, s, n)
+                                             + authors_thompson.state_bytes(p, s, n)))

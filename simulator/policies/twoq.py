@@ -78,8 +78,9 @@ _ARRIVAL, _DEST, _S, _DEFERRALS = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
 def _check(params):
     if not 0.0 <= params["in_ratio"] <= 1.0:
         return f"parameter 'in_ratio' must be in [0, 1], got {params['in_ratio']}"
-    if params["out_ratio"] < 0.0:
-        return f"parameter 'out_ratio' must be >= 0, got {params['out_ratio']}"
+    # K (or the budget) <= 2**53 times at most 1000 keeps A1out's size within int64
+    if not 0.0 <= params["out_ratio"] <= 1000.0:
+        return f"parameter 'out_ratio' must be in [0, 1000], got {params['out_ratio']}"
     return None
 
 

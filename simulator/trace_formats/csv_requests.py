@@ -9,7 +9,9 @@ libCacheSim does: the delimiter is the most frequent of tab, comma, ``|`` and ``
 the first line (weighted 4, 3, 2, 1), and the first line is a header unless it holds
 more digits than letters.  Ids are read in decimal or ``0x`` hex (libCacheSim reads a
 leading ``0`` as octal).  Unlike libCacheSim, which warns and reads 0, a row without the
-named column or with an id or size that is not an integer is an error naming the line.
+named column, a row the CSV reader cannot split (a NUL byte, an overlong field), an id that
+is not an integer in 0 .. 2**64-1 or a size that is not one in 0 .. 2**63-1 is an error
+naming the line and column.
 
 >>> import io
 >>> rows = io.BytesIO(b"size,id\\n512,42\\n1024,43\\n")
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import numpy as np
 
@@ -63,9 +66,49 @@ def _detect(first: str, params: dict) -> tuple:
     return delimiter, header == "true"
 
 
-def _number(text: str) -> int:
+_INTEGER = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)")  # ASCII only: int() takes more
+ID_LIMIT, SIZE_LIMIT = 2**64 - 1, 2**63 - 1  # uint64 ids, int64 sizes
+
+
+def integer(text: str) -> int:
+    """A decimal or ``0x`` hex integer, optionally negative, surrounding blanks aside (no
+    ``+``, ``_`` or non-ASCII digits, which :func:`int` would take); ValueError if not."""
     text = text.strip()
-    return int(text, 16) if text[:2].lower() == "0x" else int(text, 10)
+    if not _INTEGER.fullmatch(text):
+        raise ValueError(text)
+    body = text.lstrip("-")
+    value = int(body, 16) if body[:2].lower() == "0x" else int(body, 10)
+    return -value if text.startswith("-") else value
+
+
+def shown(text: str) -> str:
+    """A field as a short one-line quote."""
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+def parse_id(text: str, where: str) -> int:
+    """An object id (0 .. 2**64-1) from ``text``; ``where`` names the file and line."""
+    try:
+        value = integer(text)
+    except ValueError:
+        raise InputError(f"{where}: object id {shown(text)} is not an integer; set "
+                         "obj-id-is-num=false for text ids") from None
+    if not 0 <= value <= ID_LIMIT:
+        raise InputError(f"{where}: object id {shown(text)} is negative or beyond 64 bits; "
+                         "ids are 0 .. 2**64-1")
+    return value
+
+
+def _size(text: str, where: str) -> int:
+    try:
+        value = integer(text)
+    except ValueError:
+        raise InputError(f"{where}: size {shown(text)} is not an integer") from None
+    if value < 0:
+        raise InputError(f"{where}: negative size {shown(text)}; sizes are >= 0 (0: skipped)")
+    if value > SIZE_LIMIT:
+        raise InputError(f"{where}: size {shown(text)} is beyond 2**63-1")
+    return value
 
 
 def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
@@ -76,41 +119,38 @@ def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
     id_col, size_col = int(params["obj-id-col"]) - 1, params["obj-size-col"]
     size_col = None if size_col is None else int(size_col) - 1
     numeric, names = bool(params["obj-id-is-num"]), {}
-    lines = ([] if has_header else [first])
-    line_no = 1 if has_header else 0
+    skipped = 1 if has_header else 0  # the header line, read before the csv reader
     ids, sizes = [], []
-    rows = csv.reader(_chain(lines, text), delimiter=delimiter)
-    for row in rows:
-        line_no += 1
+    rows = csv.reader(_chain([] if has_header else [first], text), delimiter=delimiter)
+    need = max(id_col, size_col if size_col is not None else 0)
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            break
+        except csv.Error as exc:
+            raise InputError(f"trace file '{path}', line {rows.line_num + skipped}: not a CSV "
+                             f"row ({exc}); check the delimiter and the file") from None
+        line = rows.line_num + skipped
         if not row:
             continue
-        need = max(id_col, size_col if size_col is not None else 0)
         if len(row) <= need:
-            raise InputError(f"trace file '{path}', line {line_no}: no column {need + 1} "
+            raise InputError(f"trace file '{path}', line {line}: no column {need + 1} "
                              f"(the row has {len(row)}); check obj-id-col, obj-size-col "
                              "and delimiter")
-        field = row[id_col]
         if numeric:
-            try:
-                ids.append(_number(field))
-            except ValueError:
-                raise InputError(f"trace file '{path}', line {line_no}, column {id_col + 1}: "
-                                 f"object id {field!r} is not an integer; set "
-                                 "obj-id-is-num=false for text ids") from None
+            ids.append(parse_id(row[id_col], f"trace file '{path}', line {line}, column "
+                                             f"{id_col + 1}"))
         else:
-            ids.append(names.setdefault(field, len(names)))
+            ids.append(names.setdefault(row[id_col], len(names)))
         if size_col is not None:
-            try:
-                sizes.append(_number(row[size_col]))
-            except ValueError:
-                raise InputError(f"trace file '{path}', line {line_no}, column "
-                                 f"{size_col + 1}: size {row[size_col]!r} is not an "
-                                 "integer") from None
+            sizes.append(_size(row[size_col], f"trace file '{path}', line {line}, column "
+                                              f"{size_col + 1}"))
         if len(ids) == chunk_requests:
-            yield _arrays(ids, sizes, path)
+            yield _arrays(ids, sizes)
             ids, sizes = [], []
     if ids:
-        yield _arrays(ids, sizes, path)
+        yield _arrays(ids, sizes)
 
 
 def _chain(first_lines, rest):
@@ -118,11 +158,6 @@ def _chain(first_lines, rest):
     yield from rest
 
 
-def _arrays(ids: list, sizes: list, path: str) -> tuple:
-    try:
-        id_array = np.array(ids, np.uint64)
-    except OverflowError:
-        raise InputError(f"trace file '{path}': an object id is negative or beyond 64 "
-                         "bits") from None
+def _arrays(ids: list, sizes: list) -> tuple:
     size_array = np.array(sizes, np.int64) if sizes else np.ones(len(ids), np.int64)
-    return id_array, size_array
+    return np.array(ids, np.uint64), size_array

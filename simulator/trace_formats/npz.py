@@ -1,8 +1,22 @@
-"""semcache's own trace files: a NumPy ``.npz`` of named arrays (docs/model.md §6)."""
+"""semcache's own trace files: a NumPy ``.npz`` of named arrays (docs/model.md §6).
+
+:func:`read_arrays` trusts nothing in the archive.  Before a member's data is read, its
+zip entry must name a ``.npy`` array, once; be neither encrypted nor compressed other
+than as ``numpy.savez`` (stored) or ``numpy.savez_compressed`` (deflated) write it; and
+its ``.npy`` header's shape × itemsize must equal the member's size in the zip directory,
+which must fit the file (deflate expands at most 1032-fold), so a forged header cannot
+make it allocate more than the file can hold.  Any damage found while reading (a corrupt
+stream, a CRC mismatch, a short member) is one :class:`~simulator.errors.InputError`
+naming the file and the member.
+"""
 
 from __future__ import annotations
 
+import math
+import os
+import struct
 import zipfile
+import zlib
 
 import numpy as np
 
@@ -10,27 +24,138 @@ from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 from simulator.trace import validate
 
+_METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+_DEFLATE_RATIO = 1032  # deflate's largest expansion: a member claiming more is damaged
+# What opening or reading a damaged archive raises (zlib, zipfile, numpy's header parser).
+_DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, struct.error,
+           NotImplementedError, RuntimeError, OverflowError, SyntaxError, RecursionError)
+_FIX = "write it with numpy.savez or 'semcache workload make'"
+
 
 def read(path: str):
     """The validated trace in the ``.npz`` file ``path``."""
+    return validate(read_arrays(path), {"source": path}, strict_dtype=True)
+
+
+def read_arrays(path: str, what: str = "trace file", fix: str = _FIX) -> dict:
+    """Every array of the ``.npz`` at ``path`` by name, each member checked before it is read.
+
+    ``what`` and ``fix`` word the errors (``trace file 'F': …; <fix>``).  Object arrays
+    (pickles) are refused.
+    """
+    path = os.fspath(path)
+    where = f"{what} '{path}'"
     try:
-        npz = np.load(path, allow_pickle=False)
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise InputError(f"trace file '{path}' is not a readable .npz ({type(exc).__name__}); "
-                         "write it with numpy.savez or 'semcache workload make'") from None
-    if not isinstance(npz, np.lib.npyio.NpzFile):
-        raise InputError(f"trace file '{path}' is a single array (.npy), not an .npz of named "
-                         "arrays; write it with numpy.savez(queries=..., items=...)")
-    raw = {}
-    with npz:
-        for name in npz.files:
-            try:
-                raw[name] = npz[name]
-            except (ValueError, OSError, EOFError, zipfile.BadZipFile) as exc:
-                raise InputError(f"trace file '{path}': array '{name}' cannot be read "
-                                 f"({type(exc).__name__}: object arrays and damaged members "
-                                 "are refused)") from None
-    return validate(raw, {"source": path}, strict_dtype=True)
+        with open(path, "rb") as f:
+            magic = f.read(6)
+    except OSError as exc:
+        raise InputError(f"{where} cannot be opened: {exc.strerror}") from None
+    if magic == b"\x93NUMPY":
+        raise InputError(f"{where} is a single array (.npy), not an .npz of named arrays; "
+                         f"{fix}")
+    try:
+        size = os.path.getsize(path)
+        archive = zipfile.ZipFile(path)
+    except _DAMAGE as exc:
+        raise InputError(f"{where} is not a readable .npz ({_why(exc)}); {fix}") from None
+    with archive:
+        infos = _members(archive, where, fix)
+        arrays = {}
+        for name, info in infos.items():
+            _check_entry(info, size, f"{where}: array '{name}'", fix)
+            arrays[name] = _read_member(archive, info, f"{where}: array '{name}'", fix)
+    return arrays
+
+
+def _why(exc: BaseException) -> str:
+    """A short reason: the exception type and the first line of its message."""
+    name = "zlib.error" if isinstance(exc, zlib.error) else type(exc).__name__
+    text = str(exc).splitlines()[0][:120] if str(exc) else ""
+    return f"{name}: {text}" if text else name
+
+
+def _members(archive, where: str, fix: str) -> dict:
+    """The archive's members by array name; anything but distinct ``.npy`` members is refused
+    before any data is read."""
+    try:
+        infos = archive.infolist()
+    except _DAMAGE as exc:
+        raise InputError(f"{where} is not a readable .npz ({_why(exc)}); {fix}") from None
+    out = {}
+    for info in infos:
+        if not (info.filename.endswith(".npy") and info.filename.isprintable()):
+            raise InputError(f"{where}: member {info.filename!r} is not a .npy array; an .npz "
+                             f"holds only named arrays ({fix})")
+        name = info.filename[:-4]
+        if name in out:
+            raise InputError(f"{where} holds array '{name}' twice; keep one")
+        out[name] = info
+    return out
+
+
+def _check_entry(info, archive_size: int, where: str, fix: str) -> None:
+    """Refuse an encrypted, oddly compressed or impossibly large member from its zip entry."""
+    if info.flag_bits & 0x1:
+        raise InputError(f"{where} is encrypted; semcache reads unencrypted .npz files ({fix})")
+    if info.compress_type not in _METHODS:
+        raise InputError(f"{where} uses zip compression method {info.compress_type}; semcache "
+                         f"reads stored or deflated members ({fix})")
+    if info.compress_size > archive_size:
+        raise InputError(f"{where} claims {info.compress_size} compressed bytes, more than the "
+                         f"file's {archive_size}; the file is damaged or cut short")
+    limit = (info.compress_size if info.compress_type == zipfile.ZIP_STORED
+             else info.compress_size * _DEFLATE_RATIO + 64)
+    if info.file_size > limit:
+        raise InputError(f"{where} claims {info.file_size} bytes from {info.compress_size} "
+                         f"{_METHODS[info.compress_type]} bytes, more than that can hold; the "
+                         "file is damaged")
+
+
+def _header(stream) -> tuple:
+    """(shape, fortran_order, dtype, bytes read) of the ``.npy`` header at ``stream``."""
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+    else:
+        raise ValueError(f".npy format version {version[0]}.{version[1]} (1.0 or 2.0 read)")
+    return shape, fortran, dtype, stream.tell()
+
+
+def _read_member(archive, info, where: str, fix: str) -> np.ndarray:
+    """The member's array, its header checked against the member's size before the data is
+    read, and the data read as it comes (memory grows with the bytes actually there)."""
+    damaged = f"the file is damaged; {fix}"
+    try:
+        with archive.open(info) as stream:
+            shape, fortran, dtype, offset = _header(stream)
+            if dtype.hasobject:
+                raise InputError(f"{where} has dtype object (a pickle); semcache refuses "
+                                 f"object arrays ({fix})")
+            if dtype.itemsize == 0 and math.prod(shape):  # nothing bounds a count of nothings
+                raise InputError(f"{where} has dtype {dtype} of zero bytes; give numbers "
+                                 f"({fix})")
+            need = math.prod(shape) * dtype.itemsize
+            if need != info.file_size - offset:
+                raise InputError(f"{where}: its header says shape {shape} of {dtype} ({need} "
+                                 f"bytes) but the member holds {info.file_size - offset}; "
+                                 f"{damaged}")
+            data = bytearray()
+            while len(data) <= need:  # one read past the end checks the member's CRC
+                part = stream.read(min(need + 1 - len(data), 1 << 24))
+                if not part:
+                    break
+                data += part
+    except InputError:
+        raise
+    except _DAMAGE as exc:
+        raise InputError(f"{where} cannot be read ({_why(exc)}); {damaged}") from None
+    if len(data) != need:
+        raise InputError(f"{where} holds {len(data)} bytes of data where its header says "
+                         f"{need}; {damaged}")
+    array = np.frombuffer(data, dtype).reshape(shape, order="F" if fortran else "C")
+    return array if array.flags.aligned else array.copy()  # compiled loops want alignment
 
 
 def write(trace, path: str) -> None:

@@ -2,7 +2,7 @@
 
 ``obj-id-is-num`` (default true): ids are non-negative integers (decimal or ``0x`` hex);
 false: each distinct line is one object.  Empty lines are skipped, as libCacheSim does; a
-line that is not an integer is an error naming it.
+line that is not an integer in 0 .. 2**64-1 is an error naming it.
 
 >>> import io
 >>> [(i.tolist(), s.tolist()) for i, s in chunks(io.BytesIO(b"5\\n6\\n\\n5\\n"), "t.txt",
@@ -16,7 +16,7 @@ import io
 
 import numpy as np
 
-from simulator.errors import InputError
+from simulator.trace_formats.csv_requests import parse_id
 
 PARAMS = {"obj-id-is-num": True}
 EXTENSIONS = (".txt",)
@@ -31,24 +31,11 @@ def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
         if not text:
             continue
         if numeric:
-            try:
-                ids.append(int(text, 16) if text[:2].lower() == "0x" else int(text, 10))
-            except ValueError:
-                raise InputError(f"trace file '{path}', line {line_no}: object id {text!r} is "
-                                 "not an integer; set obj-id-is-num=false for text "
-                                 "ids") from None
+            ids.append(parse_id(text, f"trace file '{path}', line {line_no}"))
         else:
             ids.append(names.setdefault(text, len(names)))
         if len(ids) == chunk_requests:
-            yield _arrays(ids, path)
+            yield np.array(ids, np.uint64), np.ones(len(ids), np.int64)
             ids = []
     if ids:
-        yield _arrays(ids, path)
-
-
-def _arrays(ids: list, path: str) -> tuple:
-    try:
-        return np.array(ids, np.uint64), np.ones(len(ids), np.int64)
-    except OverflowError:
-        raise InputError(f"trace file '{path}': an object id is negative or beyond 64 "
-                         "bits") from None
+        yield np.array(ids, np.uint64), np.ones(len(ids), np.int64)

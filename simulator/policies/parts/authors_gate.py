@@ -37,6 +37,7 @@ in ``too_large``; it is not a candidate).
 import numpy as np
 
 from simulator.config import njit
+from simulator.params import MAX_INT
 from simulator.policies.parts import authors_views
 
 PARAMS = {"lam": 5.0, "lipschitz": 2.0, "window": 30, "tau_min": 0.1, "tau_max": 5.0,
@@ -58,8 +59,8 @@ def check(p):
         return f"parameters 'tau_min' and 'tau_max' need 0 < tau_min <= tau_max, got " \
                f"{p['tau_min']} and {p['tau_max']}"
     b = p["bootstrap"]
-    if b is not None and (b < 0 or b != int(b)):
-        return f"parameter 'bootstrap' must be an integer >= 0, got {b}"
+    if b is not None and not (0 <= b <= MAX_INT and b == int(b)):
+        return f"parameter 'bootstrap' must be an integer in [0, 2**53], got {b}"
     return None
 
 
@@ -68,6 +69,11 @@ def bootstrap(p, capacity):
     if p["bootstrap"] is not None:
         return int(p["bootstrap"])
     return min(max(capacity // 2, 5), 25)
+
+
+def state_bytes(p, slots, n_keys):
+    """Rough bytes of :func:`new_state`: the information-gain ring and the scratch."""
+    return 8 * int(p["window"]) + 32 * slots
 
 
 def new_state(p, capacity, slots):

@@ -58,6 +58,12 @@ def check(p):
     return None
 
 
+def state_bytes(p, slots, n_keys):
+    """Rough bytes of :func:`new_state`: the slots' cosine matrix and neighbour lists."""
+    w = max(int(p["neighbours"]), 1)
+    return 4 * slots * slots + 16 * slots * w + 64 * slots
+
+
 def new_state(ctx):
     """See the layout below; every array has one row per slot."""
     p, k = ctx.params, ctx.slots

@@ -104,6 +104,11 @@ def traits(p: dict, addition: str | None = None):
     return Traits(randomized=judged and (p["false_positive"] > 0 or p["false_negative"] > 0))
 
 
+def state_bytes(p: dict, slots: int, n_keys: int) -> int:
+    """Rough bytes of :func:`new_state`: a ring of ``min_uses`` steps per slot."""
+    return 8 * slots * (int(p.get("min_uses", PERIODIC["min_uses"])) + 4)
+
+
 def new_state(ctx, addition: str) -> tuple:
     """(cfg, retrievals, good retrievals, last ``min_uses`` retrieval steps, ring position,
     judge stream) for ``ctx.capacity`` slots; ``addition`` overrides the parameter."""

@@ -1,0 +1,222 @@
+"""Hostile input files for ``trace import-solar`` and libCacheSim's readers (issue 18).
+
+As :mod:`test_hostile_files` does for trace ``.npz`` files: each test starts from a valid
+SOLAR authors' folder (``meta.json``, ``embeddings.npz``, three JSON Lines files) or a valid
+CSV, text or ``oracleGeneral`` request trace (optionally ``.zst``), corrupts it, and asserts
+that every command reading it succeeds or keeps the bad-input contract; the known bad
+fields and lines must be refused with an error naming the file, the line and the field.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+import numpy as np
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from test_hostile_files import outcome, workdir
+from test_solar_published import write_variant
+
+# --------------------------------------------------------------------------- import-solar
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6)
+FIELDS = {"items.jsonl": ("id", "topic_id"),
+          "queries.jsonl": ("id", "topic_id", "timestep", "relevant_item_ids"),
+          "stream.jsonl": ("t", "streamed_item_id")}
+
+
+@pytest.fixture(scope="module")
+def solar(tmp_path_factory) -> pathlib.Path:
+    """A valid folder in the authors' format, copied before each corruption."""
+    return write_variant(tmp_path_factory.mktemp("solar") / "v", seed=3, topics=3,
+                         per_topic=2, steps=12, dim=4)
+
+
+def import_solar(solar, change, word=None, may_pass=True):
+    """Copy ``solar``, apply ``change(folder)``, run both import-solar forms; the error
+    lines found."""
+    folder = workdir()
+    try:
+        shutil.copytree(solar, folder / "v")
+        change(folder / "v")
+        lines = [outcome(["trace", "import-solar", "v", "--out", "old.npz", *extra], folder,
+                         word) for extra in ([], ["--json"])]
+        assert may_pass or None not in lines, "a bad folder was imported"
+        return [line for line in lines if line]
+    finally:
+        shutil.rmtree(folder)
+
+
+def _write(name: str, content: bytes):
+    return lambda folder: (folder / name).write_bytes(content)
+
+
+@given(meta=st.one_of(JSON.map(lambda v: json.dumps(v).encode()),
+                      st.fixed_dictionaries({}, optional={"has_prefill": JSON,
+                                                          "n_warmup_steps": JSON})
+                      .map(lambda v: json.dumps(v).encode()), st.binary(max_size=12)))
+@example(meta=b"[]")
+def test_corrupt_meta_json(solar, meta):
+    for line in import_solar(solar, _write("meta.json", meta)):
+        assert "meta.json" in line
+
+
+@pytest.mark.parametrize("meta", [
+    b"[]", b"null", b'"meta"',
+    b'{"workload_type": "caf\xe9"}',  # not UTF-8
+    b'{"n_warmup_steps": "3"}', b'{"n_warmup_steps": -1}', b'{"has_prefill": "no"}',
+    b'{"x": NaN}',  # NaN would reach the --json output after the file is written
+    b"[" * 100000,  # nested too deeply for the parser
+])
+def test_known_bad_meta_json(solar, meta):
+    import_solar(solar, _write("meta.json", meta), "meta.json", may_pass=False)
+
+
+def _set_field(name, line, field, value, drop):
+    def change(folder):
+        rows = (folder / name).read_text().splitlines()
+        row = json.loads(rows[line % len(rows)])
+        if drop:
+            row.pop(field)
+        else:
+            row[field] = value
+        rows[line % len(rows)] = json.dumps(row)
+        (folder / name).write_text("\n".join(rows) + "\n")
+    return change
+
+
+@given(name=st.sampled_from(sorted(FIELDS)), data=st.data())
+def test_corrupt_jsonl_fields(solar, name, data):
+    field = data.draw(st.sampled_from(FIELDS[name]))
+    line, drop = data.draw(st.integers(0, 20)), data.draw(st.booleans())
+    value = data.draw(JSON)
+    for error in import_solar(solar, _set_field(name, line, field, value, drop),
+                              may_pass=not drop):
+        assert ".jsonl' line " in error  # the file and the line at fault
+
+
+@pytest.mark.parametrize("name, field, value, word", [
+    ("queries.jsonl", "topic_id", None, "topic_id"),
+    ("items.jsonl", "topic_id", "two", "topic_id"),
+    ("items.jsonl", "topic_id", True, "topic_id"),
+    ("queries.jsonl", "relevant_item_ids", "t0_i0", "relevant_item_ids"),
+    ("queries.jsonl", "relevant_item_ids", 7, "relevant_item_ids"),
+    ("queries.jsonl", "timestep", None, "timestep"),
+    ("stream.jsonl", "t", "0", "'t'"),
+    ("items.jsonl", "id", ["a"], "'id'"),
+    ("items.jsonl", "topic_id", 2**70, "topic_id"),
+])
+def test_known_bad_fields_name_file_line_and_field(solar, name, field, value, word):
+    for error in import_solar(solar, _set_field(name, 0, field, value, False), word,
+                              may_pass=False):
+        assert f"{name}' line 1" in error
+
+
+@given(name=st.sampled_from(sorted(FIELDS)), line=st.integers(0, 20),
+       junk=st.binary(min_size=1, max_size=8))
+@example(name="items.jsonl", line=0, junk=b"\xff\xfe")
+def test_junk_jsonl_lines(solar, name, line, junk):
+    def change(folder):
+        rows = (folder / name).read_bytes().splitlines()
+        rows[line % len(rows)] = junk
+        (folder / name).write_bytes(b"\n".join(rows) + b"\n")
+    import_solar(solar, change)
+
+
+@given(name=st.sampled_from(["item_ids", "item_embs", "query_ids", "query_embs"]),
+       how=st.sampled_from(["drop", "2d", "1d", "short", "bool", "int", "str", "nan"]))
+def test_corrupt_embeddings(solar, name, how):
+    def change(folder):
+        with np.load(folder / "embeddings.npz") as z:
+            arrays = dict(z)
+        a = arrays.pop(name)
+        if how != "drop":
+            arrays[name] = {"2d": lambda: np.stack([a, a], axis=-1), "1d": lambda: a.ravel(),
+                            "short": lambda: a[:-1], "bool": lambda: a.astype(bool),
+                            "int": lambda: np.arange(len(a)),
+                            "str": lambda: a.astype(str),
+                            "nan": lambda: np.full_like(a, np.nan, dtype=float)}[how]()
+        np.savez_compressed(folder / "embeddings.npz", **arrays)
+    import_solar(solar, change)
+
+
+# --------------------------------------------------------------------------- libCacheSim
+
+def request_files() -> dict:
+    """Valid request traces by file name, with the options each needs."""
+    from simulator.trace_formats.oracle_general import RECORD
+
+    records = np.zeros(8, RECORD)
+    records["id"], records["size"] = [3, 4, 3, 5, 9, 4, 3, 1], [10, 20, 10, 5, 1, 20, 10, 7]
+    csv = b"time,id,size\n" + b"".join(b"%d,%d,%d\n" % (t, i, z) for t, (i, z) in enumerate(
+        zip(records["id"].tolist(), records["size"].tolist())))
+    return {"t.csv": (csv, ["--trace-param", "obj-id-col=2", "--trace-param", "obj-size-col=3"]),
+            "t.txt": (b"".join(b"%d\n" % i for i in records["id"].tolist()), []),
+            "t.oracleGeneral": (records.tobytes(), [])}
+
+
+def request_commands(name: str, options: list) -> list:
+    return [["run", "--trace", name, *options, "--policy", "fifo", "--out", "old.json"],
+            ["run", "--trace", name, *options, "--policy", "lru", "--stream"],
+            ["trace", "import", name, *options, "--out", "old.npz"]]
+
+
+def run_requests(name: str, content: bytes, word=None, may_pass=True):
+    folder = workdir()
+    try:
+        options = request_files()[name.removesuffix(".zst")][1]
+        if name.endswith(".zst"):
+            import zstandard
+
+            content = zstandard.ZstdCompressor().compress(content)
+        (folder / name).write_bytes(content)
+        for argv in request_commands(name, options):
+            line = outcome(argv, folder, word)
+            assert may_pass or line is not None, f"accepted: {argv}"
+    finally:
+        shutil.rmtree(folder)
+
+
+@given(name=st.sampled_from(["t.csv", "t.txt", "t.oracleGeneral", "t.csv.zst"]),
+       where=st.floats(0, 1), junk=st.binary(max_size=6), cut=st.integers(0, 3))
+def test_corrupt_request_files(name, where, junk, cut):
+    data = request_files()[name.removesuffix(".zst")][0]
+    at = int(where * len(data))
+    run_requests(name, data[:at] + junk + data[at + cut:])
+
+
+@given(where=st.floats(0, 1), xor=st.integers(1, 255))
+def test_flipped_byte_in_zstd(where, xor):
+    import zstandard
+
+    data = bytearray(zstandard.ZstdCompressor().compress(request_files()["t.txt"][0]))
+    data[min(int(where * len(data)), len(data) - 1)] ^= xor
+    folder = workdir()
+    try:
+        (folder / "t.txt.zst").write_bytes(bytes(data))
+        for argv in request_commands("t.txt.zst", []):
+            outcome(argv, folder)
+    finally:
+        shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("name, line, word", [
+    ("t.csv", b"1,3\x00,10\n", "line 3"),  # a NUL byte
+    ("t.csv", b"1,18446744073709551616,10\n", "line 3, column 2"),  # beyond 64 bits
+    ("t.csv", b"1,3,99999999999999999999\n", "line 3, column 3"),  # beyond int64
+    ("t.csv", b"1,-3,10\n", "line 3, column 2"),
+    ("t.csv", b"1,3,1_0\n", "line 3, column 3"),  # int() would read 10
+    ("t.txt", "\u0661\u0662\n".encode(), "line 2"),  # int() would read Arabic-Indic 12
+    ("t.txt", b"-3\n", "line 2"),
+    ("t.txt", b"18446744073709551616\n", "line 2"),
+])
+def test_known_bad_request_lines_name_file_and_line(name, line, word):
+    data = request_files()[name][0].splitlines(keepends=True)
+    data.insert(2 if name == "t.csv" else 1, line)
+    run_requests(name, b"".join(data), word, may_pass=False)
