@@ -69,9 +69,11 @@ def power(value) -> str:
     return str(value)
 
 
-def require(nbytes: float, what: str, kind: str, param: str | None = None) -> None:
-    """Raise InputError when ``nbytes`` (of ``kind``, asked by ``what``) exceeds memory."""
-    free = available()
+def require(nbytes: float, what: str, kind: str, param: str | None = None,
+            free: float | None = None) -> None:
+    """Raise InputError when ``nbytes`` (of ``kind``, asked by ``what``) exceeds memory
+    (``free``: the available bytes when the caller has read them already)."""
+    free = available() if free is None else free
     if nbytes > free:
         raise InputError(f"{what} needs {human(nbytes)} of {kind}; about {human(free)} is "
                          "available", param)
@@ -116,11 +118,12 @@ def check_run(trace, policy, params: dict, capacity, top_k: int, budget=None) ->
     what = (f"policy '{policy.name}'" + (f" with {', '.join(changed)}" if changed else "")
             + (f" at capacity {power(capacity)}" if capacity is not None else "")
             + f" over {power(n_keys)} items")
+    free = available()  # read once: every run passes here (/proc/meminfo is not free)
     require(policy_state(policy, params, slots, n_keys) + run_bytes(0, slots, n_keys, dim, 0),
-            what, "policy state")
+            what, "policy state", free=free)
     if 16 * k > 72 * trace.steps:
         require(run_bytes(trace.steps, 0, 0, 0, k), f"top_k {power(top_k)}",
-                "retrieval buffers", "top_k")
+                "retrieval buffers", "top_k", free=free)
     else:
         require(run_bytes(trace.steps, 0, 0, 0, k), f"a run of {trace.steps} steps",
-                "per-step records")
+                "per-step records", free=free)

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from theory.opt_model import set_loss
+
 
 def _loss_of(model, t: int, members: list) -> float:
-    from theory.opt_model import set_loss
-
     arr = np.array(sorted(members), dtype=np.int64)
     return float(set_loss(t, arr, arr.size, model.sim, model.rel, model.w, model.top_k,
                           model.qcode))
