@@ -1,7 +1,7 @@
 """The distribution installs ``simulator``, ``workloads`` and ``theory`` as three top-level
 packages of one root, and nothing depends on where that root is: installed elsewhere, the
 packages load together from there, hash to the same code id (which sweep rows carry) and
-run."""
+run, with the paper's printed values installed beside the code."""
 
 import json
 import os
@@ -17,11 +17,14 @@ PROBE = """
 import json, pathlib
 import simulator, theory, workloads
 from simulator.experiments.code_id import code_id
+from simulator.experiments.reproduce import paper_tables
 trace = simulator.workloads.get("clusters").generate({"steps": 200, "topics": 5}, seed=0)
 hits = simulator.run(trace, "fifo", capacity=5).summary()["hits"]
 print(json.dumps({"roots": [str(pathlib.Path(p.__file__).parents[1])
                             for p in (simulator, workloads, theory)],
-                  "code": code_id(), "hits": hits}))
+                  "code": code_id(), "hits": hits, "paper_tables": str(paper_tables.location()),
+                  "printed": len(paper_tables.printed(paper_tables.load(),
+                                                      "table8_cycling_hit_rate"))}))
 """
 
 
@@ -45,6 +48,8 @@ def test_the_three_packages_load_from_one_installed_root(tmp_path):
     found = json.loads(probe.stdout)
     assert found["roots"] == [str(site)] * 3
     assert found["code"] == code_id()  # the same code, wherever it is installed
+    # the paper's printed values are package data: installed with the code and read there
+    assert found["paper_tables"].startswith(str(site)) and found["printed"] > 0
     import workloads
     from simulator.runner import run
 

@@ -126,10 +126,10 @@ def test_every_printed_cell_meets_one_of_our_cells(name):
     assert all(exp.paper_unmeasured.values())  # each with its reason
 
 
-def test_without_the_file_tables_build_with_empty_paper_columns(tmp_path, monkeypatch):
-    monkeypatch.delenv(paper_tables.ENV, raising=False)
-    monkeypatch.setenv("SEMCACHE_DATA", str(tmp_path))
-    assert paper_tables.load() is None
+def test_a_file_without_the_tables_gives_empty_paper_columns(tmp_path, monkeypatch):
+    empty = tmp_path / "none.json"
+    empty.write_text("{}")
+    monkeypatch.setenv(paper_tables.ENV, str(empty))
     for name in MAPPED:
         rows, columns = _emitted(name)
         doc = table(REGISTRY[name], [cell(r, c, 0, 0.5) for r in rows for c in columns], [])
@@ -137,7 +137,7 @@ def test_without_the_file_tables_build_with_empty_paper_columns(tmp_path, monkey
             for c in doc["columns"]:
                 assert row[c]["paper"] is None and row[c]["verdict"] is None
                 assert row[c]["differs"] is None and row[c]["difference"] is None
-        assert doc["notes"][0].startswith("paper column empty: no paper-tables file")
+        assert doc["notes"][0].startswith("paper column: the paper-tables file has no table")
 
 
 def test_a_malformed_file_is_one_line(tmp_path, monkeypatch, capsys):

@@ -163,3 +163,18 @@ def test_printed_table_shows_rows_findings_and_files(quick_docs, name, capsys, m
                 assert f"{c['paper']:.3f} ≠ {c['difference']:+.3f}" in text
     if any(row[c]["verdict"] for row in doc["rows"] for c in doc["columns"] if c in row):
         assert "95% t-interval" in text
+
+
+def test_without_any_data_the_json_carries_the_papers_values(tmp_path, capsys):
+    """A user's fresh install (this test sees an empty data home): the paper column of
+    ``semcache reproduce table8 --json`` is the shipped printed values."""
+    from simulator.experiments.reproduce import paper_tables
+
+    assert main(["reproduce", "table8", "--quick", "--json", "--out", str(tmp_path)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    printed = paper_tables.printed(paper_tables.load(), "table8_cycling_hit_rate")
+    fifo = next(r for r in doc["rows"] if r["policy"] == "fifo")
+    assert fifo["m/K=1"]["paper"] == printed[("fifo", "m/K=1.0")].value == 0.9
+    cells = [r[c] for r in doc["rows"] for c in doc["columns"] if c in r]
+    assert sum(c["paper"] is not None for c in cells) >= 30
+    assert all(c["verdict"] in ("match", "differs") for c in cells if c["paper"] is not None)

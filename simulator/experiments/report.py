@@ -88,17 +88,20 @@ def versions() -> dict:
             return None
 
     tables = paper_tables.location()
-    shown = None if tables is None else str(tables)
-    try:  # a path inside the data home is named from it, the same on every machine
-        shown = "$SEMCACHE_DATA/" + tables.resolve().relative_to(
-            data_home().resolve()).as_posix()
-    except (AttributeError, ValueError, OSError):
-        pass
+    shown = str(tables)
+    if tables == paper_tables.SHIPPED:  # named the same on every machine
+        shown = "shipped: simulator/experiments/reproduce/" + tables.name
+    else:
+        try:
+            shown = "$SEMCACHE_DATA/" + tables.resolve().relative_to(
+                data_home().resolve()).as_posix()
+        except (ValueError, OSError):
+            pass
     return {"semcache": version("semcache"), "code_id": code_id(),
             "python": platform.python_version(), "numpy": numpy.__version__,
             "numba": version("numba"), "matplotlib": version("matplotlib"),
             "paper_tables": shown,
-            "paper_tables_sha1": None if tables is None else _sha1(tables)}
+            "paper_tables_sha1": _sha1(tables)}
 
 
 def _sha1(path) -> str | None:

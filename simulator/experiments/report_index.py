@@ -70,7 +70,7 @@ def _grid(doc: dict) -> list:
 
 
 def _versions(v: dict) -> list:
-    tables = v["paper_tables"] or "none (paper columns empty)"
+    tables = v["paper_tables"]
     return ["## Versions", "", "| | |", "|---|---|",
             f"| semcache | {v['semcache']} |", f"| code id | `{v['code_id']}` |",
             f"| python | {v['python']} |", f"| numpy | {v['numpy']} |",

@@ -8,11 +8,11 @@ the paper's printed value beside each (``paper``, ``paper_std``) with a ``verdic
 (``match``, ``differs`` with the ``difference`` ours − paper, ``not comparable``, or null
 where nothing is printed) and ``differs`` (a bool, or null without a comparable value).
 
-The printed values are read from the paper-tables file
-(:mod:`~simulator.experiments.reproduce.paper_tables`, never copied into the project);
-each experiment names the printed table it compares with (``paper_table``) and maps its
-labels to the file's where they differ; :mod:`~simulator.experiments.reproduce.paper_columns`
-attaches them and computes the verdicts.  Without the file every paper key is null.
+The printed values are the paper-tables file shipped with the package
+(:mod:`~simulator.experiments.reproduce.paper_tables`); each experiment names the printed
+table it compares with (``paper_table``) and maps its labels to the file's where they
+differ; :mod:`~simulator.experiments.reproduce.paper_columns` attaches them and computes
+the verdicts.  A cell the paper does not print has null paper keys.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def cell(row, column, seed, value, source="generator", **config) -> dict:
 def table(exp: Experiment, cells: list, notes: list, load: Callable | None = None) -> dict:
     """The ``--json`` document: columns in measurement order, one row per (row, source).
 
-    ``load``: returns the paper-tables document (default: read the file, or None).
+    ``load``: returns the paper-tables document (default: :func:`paper_tables.load`).
     """
     from simulator.experiments.reproduce import paper_columns, paper_tables
 

@@ -136,16 +136,13 @@ def fields(exp, mean: float, std: float, n: int, found) -> dict:
             "difference": None if compared is None else mean - compared.value}
 
 
-def notes(exp, rows: list, columns: list, tables: dict | None, found: dict,
+def notes(exp, rows: list, columns: list, tables: dict, found: dict,
           conflicts: list) -> list:
-    """What the paper column adds to the run's notes: a missing file or table, a tally per
-    source, a conflict's other printing, where ``X`` and ``X_ref`` disagree about the
-    paper, and the printed cells this run did not measure."""
+    """What the paper column adds to the run's notes: a missing table, a tally per source,
+    a conflict's other printing, where ``X`` and ``X_ref`` disagree about the paper, and
+    the printed cells this run did not measure."""
     if not keys(exp):
         return []
-    if tables is None:
-        return ["paper column empty: no paper-tables file ($SEMCACHE_PAPER_TABLES, or "
-                "paper-tables/solar.json under the data home)"]
     out = [f"paper column: the paper-tables file has no table '{k}'"
            for k in keys(exp) if k not in tables]
     for source in dict.fromkeys(r["source"] for r in rows):

@@ -1,15 +1,18 @@
-"""The SOLAR paper's printed table values, read from a file beside the data (never copied).
+"""The SOLAR paper's printed table values: cited package data, read by one reader.
 
 The numbers the paper prints (Tables 4-12 and the data printed with Figure 3) are facts
-about the paper, not results of ours, so the project does not carry them: they are read
-from ``$SEMCACHE_PAPER_TABLES`` (a JSON file), else ``paper-tables/solar.json`` under the
-data home (:mod:`workloads.data_home`).  Without the file every ``paper`` cell is null.
+about the paper, not results of ours, and every reproduction puts them in its ``paper``
+column beside what it measures.  They ship with the package in
+``solar_paper_tables.json`` (beside this module), each table with the paper, its number
+and a caption in our words; ``$SEMCACHE_PAPER_TABLES`` names another file of the same
+form to read instead (a corrected transcription, say).
 
 The file is one JSON object.  Each table is a key (``table8_cycling_hit_rate`` …) whose
 value has ``columns`` (the column labels, as the reproductions name their columns) and
 ``rows``, mapping a row name (a policy of the registry, ``unlimited`` for the paper's
 "Embedder", or a metric's name) to one entry per column: a number, ``null`` where the
-paper prints nothing, or ``[mean, std]`` where it prints both.
+paper prints nothing, or ``[mean, std]`` where it prints both.  The shipped file adds
+``paper``, ``table`` and ``caption`` to every table; other keys are ignored.
 
 Examples
 --------
@@ -19,6 +22,8 @@ Examples
 Printed(value=0.49, std=0.01)
 >>> cells[("fifo", "K=5")].std is None
 True
+>>> printed(load(), "table8_cycling_hit_rate")[("fifo", "m/K=1.0")]
+Printed(value=0.9, std=None)
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ import pathlib
 from simulator.errors import InputError
 
 ENV = "SEMCACHE_PAPER_TABLES"
-FILE = pathlib.Path("paper-tables") / "solar.json"
+SHIPPED = pathlib.Path(__file__).with_name("solar_paper_tables.json")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,26 +48,18 @@ class Printed:
     std: float | None = None
 
 
-def location() -> pathlib.Path | None:
-    """``$SEMCACHE_PAPER_TABLES``, else the data home's ``paper-tables/solar.json`` if it
-    exists, else None."""
-    from workloads.data_home import data_home
-
-    if os.environ.get(ENV):
-        return pathlib.Path(os.environ[ENV])
-    path = data_home() / FILE
-    return path if path.is_file() else None
+def location() -> pathlib.Path:
+    """``$SEMCACHE_PAPER_TABLES`` if set, else the shipped file."""
+    return pathlib.Path(os.environ[ENV]) if os.environ.get(ENV) else SHIPPED
 
 
-def load() -> dict | None:
-    """The whole file as a dict, or None when there is none; a malformed file is an
-    InputError naming it."""
+def load() -> dict:
+    """The whole file as a dict; an unreadable or malformed file is an InputError naming
+    it."""
     path = location()
-    if path is None:
-        return None
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InputError(f"paper tables {path}: cannot be read as JSON ({exc}); fix the file "
                          f"or unset {ENV}", "paper_tables") from None
     if not isinstance(doc, dict):
