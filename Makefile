@@ -16,8 +16,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install -e '.[test,text]'
 	touch $@
 
+# more pytest arguments, e.g. PYTEST_ARGS='-m data' for the tests that read data only
+PYTEST_ARGS ?=
+
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile
+	$(BIN)/python -m pytest -n $(JOBS) --dist loadfile $(PYTEST_ARGS)
 
 # the paper's eight policies; `semcache run` without --policy runs every semantic policy
 demo: $(VENV)/.installed

@@ -1,30 +1,33 @@
 """libCacheSim's CloudPhysics block trace, as the tests that compare with libCacheSim read it.
 
-The files live in the data home (``SEMCACHE_DATA``/``libcachesim-traces``; the shared data
-beside the project, see ``conftest.py``): the same 113,872 requests as an ``oracleGeneral``
-binary (per-object sizes), a CSV (per-request sizes, read with libCacheSim's options) and
-plain text (ids only).
+The files are the dataset ``libcachesim-traces`` (:mod:`datasets`): the same 113,872
+requests as an ``oracleGeneral`` binary (per-object sizes), a CSV (per-request sizes, read
+with libCacheSim's options) and plain text (ids only).  A test that reads them is marked
+:data:`NEEDED`.
 """
 
 from __future__ import annotations
 
-import os
-import pathlib
-
 import pytest
 
-DATA = pathlib.Path(os.environ.get("SEMCACHE_DATA", "/nonexistent")) / "libcachesim-traces"
-BINARY = DATA / "cloudPhysicsIO.oracleGeneral.bin"
-CSV = DATA / "cloudPhysicsIO.csv"
+import datasets
+
+NEEDED = pytest.mark.data("libcachesim-traces")
 # libCacheSim's CSV reader options for this file (its test suite's)
 CSV_PARAMS = {"obj-id-col": 5, "obj-size-col": 4, "header": "true", "delimiter": ","}
 MiB = 1 << 20
+FILES = {"bin": "cloudPhysicsIO.oracleGeneral.bin", "csv": "cloudPhysicsIO.csv",
+         "txt": "cloudPhysicsIO.txt"}
+
+
+def file(kind: str):
+    """The path of one of the three files (``bin``, ``csv``, ``txt``), in a test marked
+    :data:`NEEDED`."""
+    return datasets.path("libcachesim-traces") / FILES[kind]
 
 
 def both_traces() -> dict:
-    """``{"bin": trace, "csv": trace}`` loaded by us; skips the test without the data."""
+    """``{"bin": trace, "csv": trace}`` loaded by us."""
     from simulator.trace_formats import load
 
-    if not CSV.exists():
-        pytest.skip("no libcachesim-traces data")
-    return {"bin": load(BINARY), "csv": load(CSV, trace_params=CSV_PARAMS)}
+    return {"bin": load(file("bin")), "csv": load(file("csv"), trace_params=CSV_PARAMS)}

@@ -9,7 +9,7 @@ and to "a unit-size budget of K is a capacity of K"; this file compares exact de
 import numpy as np
 import pytest
 
-from cloud_physics import BINARY, CSV, MiB, both_traces
+from cloud_physics import NEEDED, MiB, both_traces, file
 from naive import naive_paging_run, naive_run
 from simulator.cli import main
 from simulator.errors import InputError
@@ -110,18 +110,19 @@ def cloud_physics():
 
 def _their_misses(source, name, budget):
     if source == "bin":
-        reader = libcachesim.TraceReader(str(BINARY),
+        reader = libcachesim.TraceReader(str(file("bin")),
                                          libcachesim.TraceType.ORACLE_GENERAL_TRACE)
     else:
         init = libcachesim.ReaderInitParam()
         init.obj_id_field, init.obj_size_field, init.delimiter = 5, 4, ","
         init.has_header = init.has_header_set = True
-        reader = libcachesim.TraceReader(str(CSV),
+        reader = libcachesim.TraceReader(str(file("csv")),
                                          libcachesim.TraceType.CSV_TRACE, init)
     misses, byte_misses = getattr(libcachesim, name)(budget).process_trace(reader)
     return round(misses * 113_872), byte_misses
 
 
+@NEEDED
 @pytest.mark.parametrize("mib", [128, 256, 512, 1024])
 @pytest.mark.parametrize("source", ["bin", "csv"])
 def test_byte_budgets_equal_libcachesim_on_the_real_trace(cloud_physics, source, mib):
@@ -137,8 +138,9 @@ def test_byte_budgets_equal_libcachesim_on_the_real_trace(cloud_physics, source,
         assert 1 - s["size_hit_rate"] == pytest.approx(byte_misses, abs=1e-12), policy
 
 
+@NEEDED
 def test_the_run_table_shows_the_budget_and_the_byte_hit_rate(cloud_physics, capsys):
-    trace = str(BINARY)
+    trace = str(file("bin"))
     assert main(["run", "--trace", trace, "--policy", "fifo", "--budget", "256MiB"]) == 0
     out = capsys.readouterr().out
     byte_hit_rate = run(cloud_physics["bin"], "fifo", budget=256 * MiB).summary()[

@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cloud_physics import MiB, both_traces
+from cloud_physics import NEEDED, MiB, both_traces
 from naive import POLICIES, naive_paging_run, naive_run
 from simulator.live_run import LiveRun
 from simulator.policies import tinylfu, twoq
@@ -184,6 +184,7 @@ def their_hits(trace, name, budget):
                     np.int8)
 
 
+@NEEDED
 @pytest.mark.parametrize("source, mib", TINYLFU_EQUAL)
 def test_tinylfu_equals_libcachesim_where_no_deferred_item_is_requested(cloud_physics,
                                                                         source, mib):
@@ -198,6 +199,7 @@ def test_tinylfu_equals_libcachesim_where_no_deferred_item_is_requested(cloud_ph
     assert deferrals(trace, "tinylfu", budget=mib * MiB) > 100
 
 
+@NEEDED
 @pytest.mark.parametrize("source, mib", list(TINYLFU_PART))
 def test_tinylfu_differs_from_libcachesim_only_at_a_deferred_item(cloud_physics, source,
                                                                   mib):
@@ -215,6 +217,7 @@ def test_tinylfu_differs_from_libcachesim_only_at_a_deferred_item(cloud_physics,
     assert abs(int(ours.sum()) - int(theirs.sum())) <= 0.005 * trace.steps
 
 
+@NEEDED
 @pytest.mark.parametrize("source", ["bin", "csv"])
 def test_twoq_defers_on_the_real_trace_only_at_the_larger_budgets(cloud_physics, source):
     """BYTE_EXACT (tests/test_budget.py) holds 2Q equal to libCacheSim at all four

@@ -2,8 +2,8 @@
 the real data.
 
 The fixture ``tests/data/locomo`` (two invented conversations, see ``locomo_fixture.py``)
-is used for determinism and the protocol; the real data (``../shared/data/locomo``, never
-copied here) for the protocol on conversation 26 and for the ``unlimited`` evidence hit@3
+is used for determinism and the protocol; the real data (the dataset ``locomo``,
+tests/datasets.py, never copied here) for the protocol on conversation 26 and for the ``unlimited`` evidence hit@3
 against a brute-force recomputation.  The model is embedded at most twice on conversation
 26 (one fresh cache, one direct encoding); everything else reads caches.  The loader and
 the embedding cache are tested in ``test_locomo_data.py``.
@@ -25,11 +25,8 @@ from workloads import locomo, locomo_data
 from workloads.text_embed import TextEmbedder, cache_root, load_model
 
 PROJECT = pathlib.Path(__file__).resolve().parents[1]
-REAL = locomo_data.default_path()
-# without the shared data, tests/conftest.py points the workload at the fixture instead
-needs_real = pytest.mark.skipif(REAL is None or REAL.resolve() == FIXTURE,
-                                reason="no LoCoMo data (../shared/data/locomo or "
-                                       "$SEMCACHE_LOCOMO)")
+# a test that declares no data reads the fixture (tests/conftest.py)
+needs_real = pytest.mark.data("locomo")
 LOCOMO = workloads.get("locomo")
 
 
@@ -226,7 +223,7 @@ def test_real_unlimited_hit_at_3_matches_brute_force(real26):
     assert trace.meta["embedding"]["computed"] > 0
     hits = run(trace, "unlimited", capacity=10, top_k=3).summary()["hits"]
 
-    conv = locomo_data.load(REAL, ["26"])[0]
+    conv = locomo_data.load(locomo_data.default_path(), ["26"])[0]
     turn_texts = [f"{t.speaker}: {t.text}" for t in conv.turns]
     questions = [q.question for q in conv.qa]
     vecs = load_model().encode(turn_texts + questions, normalize_embeddings=True)
@@ -267,7 +264,7 @@ def test_real_generate_again_reads_the_cache(real26):
 def test_real_protocol(real26, placement, categories):
     root, _ = real26
     cats = tuple(int(c) for c in categories.split(","))
-    conv = locomo_data.load(REAL, ["26"])
+    conv = locomo_data.load(locomo_data.default_path(), ["26"])
     trace = LOCOMO.generate({"conversations": "26", "cache": str(root),
                              "placement": placement, "categories": categories}, seed=1)
     assert trace.meta["embedding"]["computed"] == 0

@@ -21,6 +21,7 @@ import pathlib
 import numpy as np
 import pytest
 
+import datasets
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
@@ -29,9 +30,7 @@ from workloads import solar_published
 from workloads.solar_published import import_variant
 from naive import SplitMix64
 
-ROOT = solar_published.default_root()
-SHARED = ROOT is not None and (ROOT / "INDEX.json").is_file()
-needs_shared = pytest.mark.skipif(not SHARED, reason="the authors' traces are not available")
+needs_shared = pytest.mark.data("solar-synthetic")
 OURS = {"fifo": "fifo", "lru": "lru_ref", "lfu": "lfu", "arc": "arc_ref",
         "solar_e": "solar_e_ref", "solar_a": "solar_a_ref", "solar": "solar_ref"}
 
@@ -164,9 +163,8 @@ def test_cli_import_solar(fixture_dir, tmp_path, capsys):
 # --------------------------------------------------------------------------- the authors' files
 
 def shared_variants():
-    if not SHARED:
-        return []
-    return json.loads((ROOT / "INDEX.json").read_text())["variants"]
+    """The authors' variants as their INDEX.json lists them, in a test that declares them."""
+    return json.loads((datasets.path("solar-synthetic") / "INDEX.json").read_text())["variants"]
 
 
 @needs_shared
@@ -174,7 +172,7 @@ def test_every_shared_variant_imports(tmp_path):
     variants = shared_variants()
     assert len(variants) == 21
     for v in variants:
-        folder = ROOT / v["path"]
+        folder = datasets.path("solar-synthetic") / v["path"]
         tr = check_import(folder, v["n_queries"], v["embedding_dim"])
         assert v["n_stream_steps"] == tr.steps
         assert len(open(folder / "items.jsonl").readlines()) == v["n_items"] >= tr.n_keys
@@ -352,6 +350,6 @@ def test_ref_policies_equal_the_runner_loop_on_the_fixture(fixture_dir, K):
 def test_ref_policies_equal_the_runner_loop_on_the_authors_traces(family, capacities):
     for v in shared_variants():
         if v["exp"] == family:
-            trace = import_variant(ROOT / v["path"])
+            trace = import_variant(datasets.path("solar-synthetic") / v["path"])
             for K in capacities:
                 compare(trace, K, v["seed"])

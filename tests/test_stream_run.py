@@ -2,8 +2,6 @@
 results request for request; the id table against a dict; chunked workload files."""
 
 import json
-import os
-import pathlib
 
 import numpy as np
 import pytest
@@ -11,6 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import workloads
+from cloud_physics import CSV_PARAMS, NEEDED, file
 from simulator import policies
 from simulator.cli import main
 from simulator.errors import InputError
@@ -23,7 +22,6 @@ from simulator.trace_formats import load
 
 ONLINE_PAGING = [name for name, p in policies.REGISTRY.items()
                  if "paging" in p.modes and not p.traits_of(p.resolve_params(None)).offline]
-DATA = pathlib.Path(os.environ.get("SEMCACHE_DATA", "/nonexistent")) / "libcachesim-traces"
 
 
 def _naive_keys(chunks):
@@ -103,12 +101,10 @@ def test_chunks_of_one_request_carry_every_state(zipf_files):
         assert np.array_equal(hits[name], run(trace, name, seed=3, budget=200_000).hit), name
 
 
-@pytest.mark.skipif(not (DATA / "cloudPhysicsIO.csv").exists(), reason="no libcachesim data")
+@NEEDED
 def test_the_real_trace_streams_as_it_loads():
-    csv = {"obj-id-col": 5, "obj-size-col": 4, "header": "true", "delimiter": ","}
-    for name, params in (("cloudPhysicsIO.oracleGeneral.bin", None),
-                         ("cloudPhysicsIO.csv", csv)):
-        path = DATA / name
+    for kind, params in (("bin", None), ("csv", CSV_PARAMS)):
+        path = file(kind)
         streamed = stream_run(path, ["fifo", "lru", "sieve"], budget="256MiB",
                               trace_params=params, chunk_requests=10_000)
         trace = load(path, trace_params=params)

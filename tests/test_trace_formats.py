@@ -2,17 +2,15 @@
 block trace read from its binary, CSV and text files, compressed or not, in chunks or whole,
 and unit-size runs from it equal to libCacheSim 0.3.5's own runs.
 
-The trace lives in the workplace's shared data (``SEMCACHE_DATA``/``libcachesim-traces``,
-never copied here); its tests skip without it.
+The trace is the dataset ``libcachesim-traces`` (tests/datasets.py, never copied here); the
+tests that read it declare it and skip without it.
 """
-
-import os
-import pathlib
 
 import numpy as np
 import pytest
 import zstandard
 
+from cloud_physics import CSV_PARAMS, NEEDED, file
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
@@ -20,11 +18,7 @@ from simulator.trace import PagingTrace
 from simulator.trace_formats import load, request_chunks, save
 from simulator.trace_formats.oracle_general import RECORD
 
-DATA = pathlib.Path(os.environ.get("SEMCACHE_DATA", "/nonexistent")) / "libcachesim-traces"
-BINARY, CSV, TEXT = (DATA / f"cloudPhysicsIO.{ext}" for ext in ("oracleGeneral.bin", "csv",
-                                                                 "txt"))
-CSV_PARAMS = {"obj-id-col": 5, "obj-size-col": 4, "header": "true", "delimiter": ","}
-needs_data = pytest.mark.skipif(not BINARY.exists(), reason="no libcachesim-traces data")
+needs_data = NEEDED
 STEPS, OBJECTS = 113_872, 48_974
 
 
@@ -36,7 +30,8 @@ def _zst(path, folder):
 
 @needs_data
 def test_the_three_files_hold_one_request_sequence():
-    binary, csv, text = load(BINARY), load(CSV, trace_params=CSV_PARAMS), load(TEXT)
+    binary, text = load(file("bin")), load(file("txt"))
+    csv = load(file("csv"), trace_params=CSV_PARAMS)
     assert binary.steps == csv.steps == text.steps == STEPS
     assert binary.n_keys == OBJECTS and binary.object_ids.dtype == np.uint64
     for other in (csv, text):
@@ -53,8 +48,9 @@ def test_the_three_files_hold_one_request_sequence():
 
 
 @needs_data
-@pytest.mark.parametrize("path, params", [(BINARY, None), (CSV, CSV_PARAMS), (TEXT, None)])
-def test_compressed_and_chunked_reads_give_the_same_trace(path, params, tmp_path):
+@pytest.mark.parametrize("kind, params", [("bin", None), ("csv", CSV_PARAMS), ("txt", None)])
+def test_compressed_and_chunked_reads_give_the_same_trace(kind, params, tmp_path):
+    path = file(kind)
     whole = load(path, trace_params=params)
     squeezed = load(_zst(path, tmp_path), trace_params=params)
     assert np.array_equal(squeezed.requests, whole.requests)
@@ -67,12 +63,12 @@ def test_compressed_and_chunked_reads_give_the_same_trace(path, params, tmp_path
 
 @needs_data
 def test_ignore_sizes_and_npz_round_trip(tmp_path):
-    unit = load(BINARY, ignore_sizes=True)
+    unit = load(file("bin"), ignore_sizes=True)
     assert not unit.sized
-    save(load(BINARY), tmp_path / "t.npz")
+    save(load(file("bin")), tmp_path / "t.npz")
     again = load(tmp_path / "t.npz")
     assert again.object_ids.dtype == np.uint64 and again.sized
-    assert np.array_equal(again.request_sizes, load(BINARY).request_sizes)
+    assert np.array_equal(again.request_sizes, load(file("bin")).request_sizes)
 
 
 libcachesim = pytest.importorskip("libcachesim")
@@ -89,19 +85,21 @@ def test_unit_size_runs_equal_libcachesim_on_the_real_trace(capacity):
     from the binary file (it needs the next-use field) with sizes ignored.  (W-TinyLFU's
     sketch hashes object ids, which these runs give as dense keys: it is checked on traces
     written with those keys, tests/test_paging_oracles_more.py.)"""
-    trace = load(TEXT)
+    trace = load(file("txt"))
     for policy, (name, params) in SHARED.items():
-        reader = libcachesim.TraceReader(str(TEXT), libcachesim.TraceType.PLAIN_TXT_TRACE)
+        reader = libcachesim.TraceReader(str(file("txt")),
+                                         libcachesim.TraceType.PLAIN_TXT_TRACE)
         theirs = round((1 - getattr(libcachesim, name)(capacity).process_trace(reader)[0])
                        * STEPS)
         assert run(trace, policy, capacity=capacity, params=params).summary()["hits"] == \
             theirs, policy
     init = libcachesim.ReaderInitParam()
     init.ignore_obj_size = True
-    reader = libcachesim.TraceReader(str(BINARY), libcachesim.TraceType.ORACLE_GENERAL_TRACE,
+    reader = libcachesim.TraceReader(str(file("bin")),
+                                     libcachesim.TraceType.ORACLE_GENERAL_TRACE,
                                      init)
     theirs = round((1 - libcachesim.Belady(capacity).process_trace(reader)[0]) * STEPS)
-    ours = run(load(BINARY, ignore_sizes=True), "belady", capacity=capacity)
+    ours = run(load(file("bin"), ignore_sizes=True), "belady", capacity=capacity)
     assert ours.summary()["hits"] == theirs
 
 
@@ -188,17 +186,17 @@ def test_trace_import_and_run_from_the_command_line(tmp_path, capsys):
     import json
 
     out = tmp_path / "cp.npz"
-    assert main(["trace", "import", str(CSV), "--out", str(out), "--json",
+    assert main(["trace", "import", str(file("csv")), "--out", str(out), "--json",
                  *(f"--trace-param={k}={v}" for k, v in CSV_PARAMS.items())]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["steps"] == STEPS and doc["objects"] == OBJECTS and doc["sized"] is True
-    assert np.array_equal(load(out).request_sizes, load(CSV, trace_params=CSV_PARAMS)
+    assert np.array_equal(load(out).request_sizes, load(file("csv"), trace_params=CSV_PARAMS)
                           .request_sizes)
-    assert main(["run", "--trace", str(TEXT), "--policy", "fifo", "--capacity", "100",
+    assert main(["run", "--trace", str(file("txt")), "--policy", "fifo", "--capacity", "100",
                  "--json"]) == 0
     record = json.loads(capsys.readouterr().out)
     assert record["workload"]["format"] == "txt" and record["runs"][0]["hits"] == 12377
-    assert main(["run", "--trace", str(TEXT), "--trace-format", "npz", "--policy",
+    assert main(["run", "--trace", str(file("txt")), "--trace-format", "npz", "--policy",
                  "fifo"]) == 2
     assert main(["run", "--workload", "clusters", "--ignore-sizes"]) == 2
     capsys.readouterr()
