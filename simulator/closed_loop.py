@@ -28,7 +28,8 @@ import numpy as np
 from simulator import engine_simpy, policies, runner
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
-from simulator.live_run import OUTPUTS, LiveRun
+from simulator.live_run import LiveRun
+from simulator.run_arrays import OUTPUTS
 from simulator.trace import Trace, TraceBuffer
 
 

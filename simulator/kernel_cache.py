@@ -20,9 +20,11 @@ import pathlib
 
 _HERE = pathlib.Path(__file__).parent
 # Everything a compiled loop can contain: the loop, its kernels, the flags, the random
-# stream and the policies.  Editing the CLI or the runner keeps the cache.
+# stream, the policies and the types of its arguments (numba's cache index pickles them,
+# so a moved or changed type must change the names).  Editing the CLI or the runner keeps
+# the cache.
 _SOURCES = [_HERE / "engine_fast.py", _HERE / "kernels.py", _HERE / "config.py",
-            _HERE / "fast_index.py", _HERE / "rng.py",
+            _HERE / "fast_index.py", _HERE / "rng.py", _HERE / "run_arrays.py",
             *sorted((_HERE / "policies").glob("*.py")),
             *sorted((_HERE / "policies" / "parts").glob("*.py"))]
 SOURCE_HASH = hashlib.sha1(b"".join(p.read_bytes() for p in _SOURCES)).hexdigest()[:10]

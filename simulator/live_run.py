@@ -6,8 +6,7 @@ call per step and phase from its events), the closed loop (step t's evidence wri
 before it retrieves, ``before_retrieve``) and the adversaries (step t's rows written just
 before it runs).  A :class:`LiveRun` owns the cache (slots, vectors, admission steps), the
 policy's state and the per-step outputs; the compiled side sees them as one named bundle
-(:attr:`LiveRun.arrays`), so a call from Python unboxes one argument instead of thirty
-(about 0.5 µs instead of 3.4 µs, which a discrete-event engine pays once per event).
+(:attr:`LiveRun.arrays`, :mod:`simulator.run_arrays`).
 
 Examples
 --------
@@ -27,11 +26,8 @@ import time
 
 import numba
 import numpy as np
-from numba.core import types as nbtypes
-from numba.experimental import structref
 
 from simulator import engine_fast, memory_estimate, policies
-from simulator.config import njit
 from simulator.engine_fast import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS,
                                    FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY,
                                    REQUESTED_SIZE, RETRIEVE, SIZE, TOO_LARGE, WHOLE)
@@ -40,60 +36,10 @@ from simulator.run_options import (DEFAULT_CAPACITY, NO_BUDGET, budget_value,
                                    check_options)
 from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.policies.base import Context
+from simulator.run_arrays import (OUTPUTS, PAGING_CACHE, TRACE_FIELDS, paging_arrays,
+                                   semantic_arrays)
 from simulator.trace import PagingBuffer, PagingTrace, Trace, TraceBuffer
 
-# The per-step outputs of a semantic run, in RunResult's names.
-OUTPUTS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
-_TRACE = ("queries", "items", "query_topics", "item_topics", "weights", "item_keys",
-          "evidence_indptr", "evidence_indices", "has_evidence", "item_sizes")
-_CACHE = ("slot_key", "slot_vec", "slot_adm", "slot_topic", "key_slot", "free", "counts",
-          "sims", "cross", "r_slot", "r_sim", "slot_size")
-SEMANTIC_FIELDS = _TRACE + ("k", "qcode") + _CACHE + ("state",) + OUTPUTS + ("evict_log",)
-PAGING_FIELDS = ("requests", "slot_key", "slot_vec", "slot_adm", "key_slot", "free", "counts",
-                 "state", "hit", "request_sizes", "slot_size", "base")
-# the cache of a paging run, which a streamed run's bundles share from chunk to chunk
-_PAGING_CACHE = ("slot_key", "slot_vec", "slot_adm", "key_slot", "free", "counts")
-
-
-class _Fields(nbtypes.StructRef):
-    """A bundle's numba type: a field set from a literal (an int) keeps its plain type."""
-
-    def preprocess_fields(self, fields):
-        return tuple((name, nbtypes.unliteral(typ)) for name, typ in fields)
-
-
-@structref.register
-class _SemanticType(_Fields):
-    pass
-
-
-class SemanticArrays(structref.StructRefProxy):
-    """The compiled side of a semantic :class:`LiveRun`: fields :data:`SEMANTIC_FIELDS`."""
-
-
-structref.define_proxy(SemanticArrays, _SemanticType, list(SEMANTIC_FIELDS))
-
-
-@structref.register
-class _PagingType(_Fields):
-    pass
-
-
-class PagingArrays(structref.StructRefProxy):
-    """The compiled side of a paging :class:`LiveRun`: fields :data:`PAGING_FIELDS`."""
-
-
-structref.define_proxy(PagingArrays, _PagingType, list(PAGING_FIELDS))
-
-
-@njit(cache=True)  # self-contained: safe to cache on its own
-def _semantic_arrays(*arrays):
-    return SemanticArrays(*arrays)
-
-
-@njit(cache=True)  # self-contained: safe to cache on its own
-def _paging_arrays(*arrays):
-    return PagingArrays(*arrays)
 
 
 def _sized(trace) -> bool:
@@ -107,6 +53,16 @@ def _mode_of(trace) -> str:
         return "paging"
     raise InputError("trace must be a simulator.trace.Trace or PagingTrace (or a TraceBuffer "
                      "or PagingBuffer being written)")
+
+
+def modification_counts(admitted, evicted, deleted, evict_log=None) -> tuple:
+    """``(admissions, evictions)`` of a semantic run from its per-step keys (-1: none).
+
+    Evictions count deletions too, and, where a sized run keeps its ``evict_log``, every
+    victim of a step rather than the first one (docs/model.md §7).
+    """
+    evicted_n = len(evict_log) if evict_log is not None else int((evicted >= 0).sum())
+    return int((admitted >= 0).sum()), evicted_n + int((deleted >= 0).sum())
 
 
 class LiveRun:
@@ -207,11 +163,12 @@ class LiveRun:
                  np.empty(k, np.float64), np.zeros(n_slots, np.int64))
         self.loss, self.hit = np.zeros(T), np.zeros(T, np.int8)
         self.precision, self.quality = np.zeros(T), np.zeros(T)
-        self.admitted, self.evicted = np.zeros(T, np.int64), np.zeros(T, np.int64)
-        self.deleted, self.size = np.zeros(T, np.int64), np.zeros(T, np.int64)
+        # -1 (no key) until a step runs, so the tallies of a run in progress are right
+        self.admitted, self.evicted = np.full(T, -1, np.int64), np.full(T, -1, np.int64)
+        self.deleted, self.size = np.full(T, -1, np.int64), np.zeros(T, np.int64)
         # every eviction of a sized run as (step, key): a step may evict several
         self.evict_log = np.zeros((T if self.sized else 0, 2), np.int64)
-        self.arrays = _semantic_arrays(*(getattr(tr, name) for name in _TRACE), k, qcode,
+        self.arrays = semantic_arrays(*(getattr(tr, name) for name in TRACE_FIELDS), k, qcode,
                                        *cache, state, *(getattr(self, n) for n in OUTPUTS),
                                        self.evict_log)
 
@@ -232,7 +189,7 @@ class LiveRun:
                                           self.hit, 0)
 
     def _paging_bundle(self, requests, sizes, hit, base):
-        return _paging_arrays(requests, *(self._cache[n] for n in _PAGING_CACHE), self.state,
+        return paging_arrays(requests, *(self._cache[n] for n in PAGING_CACHE), self.state,
                               hit, sizes, self._slot_size, base)
 
     # ------------------------------------------------------------------ advancing
@@ -284,6 +241,7 @@ class LiveRun:
         tallies = loop(self.trace.requests, *args, self.state, self.hit)
         elapsed = time.perf_counter() - t0
         self._counts[[HITS, ADMISSIONS, EVICTIONS]] = tallies
+        self._counts[SIZE] = tallies[1] - tallies[2]  # paging never deletes
         self._own_loop_ran = True
         return elapsed
 
@@ -333,6 +291,8 @@ class LiveRun:
     def retrieve(self, t: int) -> tuple:
         """``(keys, cosines)`` of R_t for step t's query on the cache as it is now, best
         first: what step t would retrieve if it ran next (semantic mode)."""
+        if self.mode != "semantic":
+            raise InputError("retrieve() reads a semantic run's query; this run is paging")
         n_slots = self._slot_key.shape[0]
         k = self.config["top_k"]
         slots, sims = np.empty(k, np.int64), np.empty(k, np.float64)
@@ -344,22 +304,40 @@ class LiveRun:
     @property
     def requests_fed(self) -> int:
         """Paging: requests run through :meth:`feed` so far."""
+        self._paging_only("requests_fed")
         return self._fed
 
     @property
     def hits(self) -> int:
-        """Paging: requests that hit so far."""
-        return int(self._counts[HITS])
+        """Requests (paging) or scored steps (semantic, as the run record counts them)
+        that hit so far."""
+        if self.mode == "paging":
+            return int(self._counts[HITS])
+        return int(self.hit[self.trace.scored].sum())
 
     @property
     def admissions(self) -> int:
-        """Paging: misses whose object was admitted so far."""
-        return int(self._counts[ADMISSIONS])
+        """Admissions so far (paging: misses whose object was admitted)."""
+        if self.mode == "paging":
+            return int(self._counts[ADMISSIONS])
+        return modification_counts(self.admitted, self.evicted, self.deleted,
+                                   self._evict_log())[0]
 
     @property
     def evictions(self) -> int:
-        """Paging: evictions so far."""
-        return int(self._counts[EVICTIONS])
+        """Evictions so far (semantic: deletions included, as the run record counts them)."""
+        if self.mode == "paging":
+            return int(self._counts[EVICTIONS])
+        return modification_counts(self.admitted, self.evicted, self.deleted,
+                                   self._evict_log())[1]
+
+    def _evict_log(self):
+        return self.evict_log[:self._counts[LOGGED]] if self.sized else None
+
+    def _paging_only(self, what: str) -> None:
+        if self.mode != "paging":
+            raise InputError(f"{what} is kept by paging runs; this run is semantic "
+                             "(read hits, admissions or evictions)")
 
     def outputs(self) -> dict:
         """The per-step arrays and counters of a :class:`~simulator.runner.RunResult`.
@@ -381,5 +359,5 @@ class LiveRun:
         out = {name: getattr(self, name) for name in OUTPUTS} | {"scored": self.trace.scored}
         if self.sized:
             return out | dict(max_occupancy=int(c[MAX_OCCUPANCY]), too_large=int(c[TOO_LARGE]),
-                              evict_log=self.evict_log[:c[LOGGED]])
+                              evict_log=self._evict_log())
         return out | dict(max_occupancy=int(self.size.max()) if self.steps else 0, too_large=0)

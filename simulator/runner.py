@@ -23,7 +23,7 @@ import numpy as np
 
 from simulator import engine_simpy, policies
 from simulator.errors import InputError
-from simulator.live_run import LiveRun
+from simulator.live_run import LiveRun, modification_counts
 from simulator.run_options import check_options
 from simulator.rng import check_seed
 from simulator.trace import PagingTrace, Trace
@@ -105,9 +105,8 @@ class RunResult:
         n = int(sc.sum())
         changed = (self.admitted >= 0) | (self.evicted >= 0) | (self.deleted >= 0)
         mods = int(changed.sum())
-        evicted = (len(self.evict_log) if self.evict_log is not None
-                   else int((self.evicted >= 0).sum()))
-        evictions = evicted + int((self.deleted >= 0).sum())
+        admissions, evictions = modification_counts(self.admitted, self.evicted,
+                                                    self.deleted, self.evict_log)
         hits = int(self.hit[sc].sum())
         miss_cost = float(math.fsum(self.loss[sc].tolist()))
         out.update(
@@ -115,7 +114,7 @@ class RunResult:
             mean_precision=float(math.fsum(self.precision[sc].tolist()) / n) if n else None,
             mean_quality=float(math.fsum(self.quality[sc].tolist()) / n) if n else None,
             miss_cost=miss_cost, modifications=mods,
-            admissions=int((self.admitted >= 0).sum()), evictions=evictions, **sizes,
+            admissions=admissions, evictions=evictions, **sizes,
             cost=_finite_cost(miss_cost + c["switch_cost"] * mods), elapsed_s=self.elapsed_s)
         return self._with_engine_options(out)
 

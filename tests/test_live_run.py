@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 
 import simulator
 from simulator.engine_fast import ARRIVE, FEEDBACK, RETRIEVE
-from simulator.live_run import OUTPUTS, LiveRun
-from simulator.policy_checks import clustered_trace, zipf_requests
+from simulator.live_run import LiveRun
+from simulator.run_arrays import OUTPUTS
+from simulator.policy_checks import clustered_trace, sized_trace, zipf_requests
 from simulator.trace import PagingBuffer, TraceBuffer
 
 TRACE = clustered_trace(0, T=120)
@@ -129,6 +130,7 @@ def test_paging_tallies_and_a_policys_own_loop():
         hooks.hits, hooks.admissions, hooks.evictions) == (
         int(hooks.hit.sum()), PAGING.steps - int(hooks.hit.sum()),
         PAGING.steps - int(hooks.hit.sum()) - 8)
+    assert own.cache_size == hooks.cache_size == len(hooks.cached_keys()) == 8
     with pytest.raises(RuntimeError, match="own paging loop"):
         own.cached_keys()
     with pytest.raises(RuntimeError, match="no further steps"):
@@ -145,3 +147,55 @@ def test_config_and_refusals():
         LiveRun(TRACE, "fifo", capacity=0)
     with pytest.raises(simulator.InputError, match="trace must be"):
         LiveRun(TRACE.queries, "fifo")
+
+
+def _tallies(live):
+    return live.hits, live.admissions, live.evictions
+
+
+@pytest.mark.parametrize("policy, params, budget", [
+    ("fifo", None, None), ("solar", None, None),
+    ("history", {"addition": "all", "min_retrievals": 1, "beta": 1.0}, None),  # deletes
+    ("lru", None, 9), ("solar_e", {"evict_rank": "per_size"}, 9)])
+def test_semantic_tallies_are_the_run_records_at_every_step(policy, params, budget):
+    """hits, admissions and evictions of a semantic run in progress count what the whole
+    run's record counts, over the steps run so far: scored hits, and evictions with the
+    deletions and (a budget's run) every victim of a step."""
+    trace = TRACE if budget is None else sized_trace(T=120)
+    options = dict(capacity=None if budget else 5, budget=budget, params=params, seed=2)
+    whole = simulator.run(trace, policy, **options)
+    assert whole.summary()["evictions"] > 0
+    live = LiveRun(trace, policy, **options)
+    assert _tallies(live) == (0, 0, 0)
+    for t0, t1 in ((0, 1), (1, 40), (40, trace.steps)):
+        live.step(t0, t1)
+        victims = (int((whole.evict_log[:, 0] < t1).sum()) if budget
+                   else int((whole.evicted[:t1] >= 0).sum()))
+        assert _tallies(live) == (
+            int(whole.hit[:t1][trace.scored[:t1]].sum()), int((whole.admitted[:t1] >= 0).sum()),
+            victims + int((whole.deleted[:t1] >= 0).sum())), t1
+    s = whole.summary()
+    assert _tallies(live) == (s["hits"], s["admissions"], s["evictions"])
+
+
+def test_paging_tallies_at_every_step():
+    for budget in (None, 30):
+        options = dict(capacity=None if budget else 7, budget=budget)
+        whole = simulator.run(PAGING, "lru", **options).summary()
+        live = LiveRun(PAGING, "lru", **options)
+        for t0, t1 in ((0, 1), (1, 100), (100, PAGING.steps)):
+            live.step(t0, t1)
+            assert live.hits == int(live.hit[:t1].sum()), t1
+            assert live.admissions == t1 - live.hits  # every miss is admitted here
+        assert _tallies(live) == (whole["hits"], whole["admissions"], whole["evictions"])
+        assert live.requests_fed == 0
+
+
+def test_what_one_mode_lacks_is_refused_in_one_line():
+    semantic, paging = LiveRun(TRACE, "fifo"), LiveRun(PAGING, "fifo")
+    with pytest.raises(simulator.InputError, match="this run is semantic"):
+        semantic.requests_fed
+    with pytest.raises(simulator.InputError, match="this run is semantic"):
+        semantic.feed(np.zeros(1, np.int64))
+    with pytest.raises(simulator.InputError, match="this run is paging"):
+        paging.retrieve(0)
