@@ -1,4 +1,4 @@
-"""Rough memory estimates, checked before a trace or a run is allocated (issue 18).
+"""Rough memory estimates, checked before a trace or a run is allocated.
 
 A request that is legal but needs more memory than the machine has is refused with one
 line giving the estimate, ``policy 'fifo' at capacity 10^12 over 10^12 items needs 611

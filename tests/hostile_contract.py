@@ -1,4 +1,4 @@
-"""The bad-input contract, asserted once for every generated hostile input (issue 18).
+"""The bad-input contract, asserted once for every generated hostile input.
 
 A command given bad input must: exit with code 2; print nothing on stdout; print exactly
 one line on stderr, starting ``semcache: error: ``, with no traceback; finish within a

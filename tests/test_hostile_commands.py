@@ -1,4 +1,4 @@
-"""Hostile commands (issue 18): outputs, side effects and hangs.
+"""Hostile commands: outputs, side effects and hangs.
 
 Each property starts from a valid command (a sweep with a small grid and a store, a
 reproduction with its ``--out`` or ``--report``, ``opt`` and ``run`` with ``--out``, ...) and

@@ -1,4 +1,4 @@
-"""Hostile trace files (issue 18): valid files, corrupted, must be read or refused cleanly.
+"""Hostile trace files: valid files, corrupted, must be read or refused cleanly.
 
 Each test starts from a valid file (a trace ``.npz``, an ``import-solar`` folder, a CSV,
 text or ``oracleGeneral`` request trace) and corrupts it: bytes flipped inside a compressed

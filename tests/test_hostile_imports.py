@@ -1,4 +1,4 @@
-"""Hostile input files for ``trace import-solar`` and libCacheSim's readers (issue 18).
+"""Hostile input files for ``trace import-solar`` and libCacheSim's readers.
 
 As :mod:`test_hostile_files` does for trace ``.npz`` files: each test starts from a valid
 SOLAR authors' folder (``meta.json``, ``embeddings.npz``, three JSON Lines files) or a valid

@@ -1,4 +1,4 @@
-"""Hostile numbers and options (issue 18): generated from valid command lines.
+"""Hostile numbers and options: generated from valid command lines.
 
 Each test starts from a command line that works and corrupts one number: inflated to
 10^k, past 2**53 or 2**64, negated, nan or inf, a fraction where an integer is due, or

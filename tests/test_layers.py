@@ -9,6 +9,7 @@ first use.  Imports are read from the sources (module level and inside functions
 
 import ast
 import pathlib
+import re
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("simulator", "workloads", "theory")
@@ -159,3 +160,31 @@ def test_no_module_reaches_into_another_modules_privates():
     own modules talk through public names."""
     found = [use for path in MODULES.values() for use in _private_uses(path)]
     assert not found, found
+
+
+# "issue 18", "issues 3 and 4", "(#12)": the code and the docs say what, not which issue
+ISSUE_NUMBER = re.compile(r"\bissues? #?\d+|\(#\d+\)", re.IGNORECASE)
+
+
+def _prose_files() -> list:
+    """Every file a reader meets: the sources, the tests (but this one, which shows the
+    pattern), the docs and the notebooks."""
+    files = {*MODULES.values(), *(ROOT / "tests").glob("*.py"), ROOT / "README.md",
+             *(ROOT / "docs").rglob("*.md"), *(ROOT / "notebooks").glob("*.ipynb"),
+             *(ROOT / "notebooks").glob("*.md")}
+    return sorted(files - {pathlib.Path(__file__).resolve()})
+
+
+def test_no_issue_numbers_in_code_or_docs():
+    found = [f"{p.relative_to(ROOT)}:{n}: {line.strip()[:80]}"
+             for p in _prose_files()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if ISSUE_NUMBER.search(line)]
+    assert not found, found
+
+
+def test_an_issue_number_would_be_seen():
+    for text in ("checked first (issue 18).", "Issues 3 and 4", "see #12 (#12)"):
+        assert ISSUE_NUMBER.search(text), text
+    for text in ("an issue with sizes", "the tissue 5", "issued 3 times"):
+        assert not ISSUE_NUMBER.search(text), text

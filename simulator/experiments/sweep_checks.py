@@ -1,4 +1,4 @@
-"""What a sweep checks before it creates anything or starts a run (issue 18).
+"""What a sweep checks before it creates anything or starts a run.
 
 :func:`check_size` bounds the grid by :data:`MAX_TASKS` runs from the lengths of its
 dimensions, before a single task is built, so a range like ``--seeds 0-100000000`` is
