@@ -74,7 +74,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item, nextitem):
+def pytest_runtest_protocol(item):
     # around setup, call and teardown, so module fixtures built for a test see its data
     names = _declared(item)
     saved = {v: os.environ.get(v) for v in datasets.VARIABLES}

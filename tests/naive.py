@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 # re-exported: the tests import the model from here
-from naive_model import (MASK, QUALITIES, Ctx, Item, SplitMix64, f32,  # noqa: F401
+from naive_model import (MASK, Ctx, Item, SplitMix64, f32,  # noqa: F401
                          quality_of, retrieve, similarity)
 from naive_policies import (Arc, Belady, Fifo, Lfu, Lru, Solar, SolarA, SolarE,
                             Unlimited)

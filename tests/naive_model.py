@@ -8,7 +8,6 @@ import math
 import struct
 
 MASK = 2**64 - 1
-QUALITIES = ("hit", "precision", "similarity")
 
 
 # --------------------------------------------------------------------------- randomness

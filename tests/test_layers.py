@@ -1,4 +1,5 @@
-"""The structure a reviewer checks: floors, no import circle, no oversized module.
+"""The structure a reviewer checks: floors, no import circle, no oversized module, no
+private reach, no issue number and no dead code.
 
 The code stands on four floors (README, "Layout"): the core (``simulator`` but its ``cli``
 and ``experiments``), ``workloads``, ``theory`` and the application (``simulator.cli``,
@@ -10,6 +11,8 @@ first use.  Imports are read from the sources (module level and inside functions
 import ast
 import pathlib
 import re
+import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("simulator", "workloads", "theory")
@@ -188,3 +191,22 @@ def test_an_issue_number_would_be_seen():
         assert ISSUE_NUMBER.search(text), text
     for text in ("an issue with sizes", "the tissue 5", "issued 3 times"):
         assert not ISSUE_NUMBER.search(text), text
+
+
+def _vulture(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "vulture", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_no_dead_code():
+    """vulture over the packages and the tests, with pyproject.toml's [tool.vulture]: the
+    names it must not report are listed there, each with the caller that uses it."""
+    found = _vulture()
+    assert found.returncode == 0 and not found.stdout, found.stdout + found.stderr
+
+
+def test_dead_code_would_be_seen(tmp_path):
+    (tmp_path / "m.py").write_text("def used():\n    return 1\n\n\ndef unused():\n"
+                                   "    return 2\n\n\nused()\n")
+    found = _vulture("m.py", "--min-confidence", "60", cwd=tmp_path)
+    assert found.returncode == 3 and "unused function 'unused'" in found.stdout

@@ -1,7 +1,19 @@
 """Offline optimum, competitive ratios, regret and claim checks (docs/model.md §4).
 
-So far: the exact offline optimum (:func:`theory.opt.opt`) by three dynamic programs —
-over item subsets (:mod:`theory.opt_dp`), topic sets (:mod:`theory.opt_topics`) and
-count vectors of interchangeable items (:mod:`theory.opt_counts`) — with the miss function
-of the engine (:mod:`theory.opt_model`).  Nothing here is imported by the simulator.
+- The offline optimum, :func:`theory.opt.opt`: exact by a min-cost flow
+  (:mod:`theory.opt_flow`) or one of three dynamic programs, over topic sets
+  (:mod:`theory.opt_topics`), count vectors of interchangeable items
+  (:mod:`theory.opt_counts`) and item subsets (:mod:`theory.opt_dp`), whichever applies and
+  fits; otherwise certified bounds (:mod:`theory.opt_bounds`: LP lower bounds,
+  :mod:`theory.opt_lp`, and real schedules, :mod:`theory.opt_beam`), with a budget
+  :mod:`theory.opt_sized`, under a time limit :mod:`theory.opt_clock`; all with the
+  engine's miss function (:mod:`theory.opt_model`).
+- Ratios and regret: :mod:`theory.ratio` (cost over OPT, seed by seed),
+  :mod:`theory.adversary_ratio` (against the adaptive adversaries), :mod:`theory.regret`
+  and :mod:`theory.regret_fit` (eviction regret and its growth), the stylized bandit model
+  of the regret proofs (:mod:`theory.eviction_bandit`) and the threshold path of
+  regret-gated admission (:mod:`theory.gate_replay`).
+- The paper's claims, one module each, and their verdicts: :mod:`theory.claims`.
+
+The simulator never imports this package; it imports the simulator.
 """

@@ -48,24 +48,3 @@ def free_row(table, i, free_at):
     unlink(table, i)
     table[i, NEXT] = table[free_at]
     table[free_at] = i
-
-
-@njit
-def remember_ghost(table, key_row, ghost, key, key_col, lst, n_at, cap, free_at):
-    """Remember ``key`` at the back of the bounded ghost FIFO with sentinel ``ghost``.
-
-    When the FIFO already holds ``cap`` keys (``table[n_at]``) its oldest is forgotten
-    first.  A ghost is a free row holding the key in column ``key_col``, tagged ``lst``;
-    ``key_row[key]`` points at it (-1 once forgotten).
-    """
-    if table[n_at] >= cap:
-        old = table[ghost, NEXT]
-        key_row[table[old, key_col]] = -1
-        free_row(table, old, free_at)
-        table[n_at] -= 1
-    row = table[free_at]
-    table[free_at] = table[row, NEXT]
-    table[row, key_col] = key
-    push_back(table, ghost, row, lst)
-    table[n_at] += 1
-    key_row[key] = row

@@ -63,12 +63,6 @@ def on_feedback(state, t, loss, quality):
 
 
 @njit
-def admit_hook(state, t, key, x, cache):
-    """The policy hook, for policies whose state tuple starts with the gate's state."""
-    return admit(state[0])
-
-
-@njit
 def admit(g):
     """Alg. 1, lines 5–8: admit when the accumulated regret reaches τ."""
     if g[_C] < g[_TAU]:
