@@ -210,3 +210,20 @@ def test_dead_code_would_be_seen(tmp_path):
                                    "    return 2\n\n\nused()\n")
     found = _vulture("m.py", "--min-confidence", "60", cwd=tmp_path)
     assert found.returncode == 3 and "unused function 'unused'" in found.stdout
+
+
+# the workplace keeps its data in ../shared beside the checkout; a user has no such folder
+WORKPLACE = re.compile(r"""\.\./shared|shared/data|["']shared["']""")
+
+
+def test_only_the_dataset_declarations_know_the_workplace_folder():
+    """tests/datasets.py is the one place that looks beside the checkout; code, notebooks
+    and every other test reach data through the data home."""
+    allowed = {ROOT / "tests" / "datasets.py", pathlib.Path(__file__).resolve()}
+    files = [*MODULES.values(), *(ROOT / "tests").glob("*.py"),
+             *(ROOT / "notebooks").glob("*.ipynb")]
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in files if p not in allowed
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if WORKPLACE.search(line)]
+    assert not found, found
+    assert WORKPLACE.search('ROOT.parent / "shared" / "data"')
