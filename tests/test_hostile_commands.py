@@ -233,7 +233,7 @@ def test_a_switch_cost_just_under_the_bound_runs(tmp_path):
     assert code == 0 and json.loads(out)["runs"][0]["cost"] <= 1e300
 
 
-@pytest.mark.parametrize("limit", ["0", "-1", "nan", "inf"])
+@pytest.mark.parametrize("limit", ["0", "-1", "nan", "inf", "1e400", "abc", "", "nonee"])
 def test_opt_refuses_a_bad_time_limit(tmp_path, limit):
     assert_rejected(FILE_COMMANDS["opt"][:-2] + ["--time-limit", limit], _workdir(tmp_path),
                     "--time-limit")
