@@ -258,6 +258,14 @@ def test_help_exits_zero(capsys):
     assert "--policy-param" in capsys.readouterr().out
 
 
+def test_version_prints_the_installed_version(capsys):
+    from importlib import metadata
+
+    assert main(["--version"]) == 0
+    out, err = capsys.readouterr()
+    assert (out, err) == (f"semcache {metadata.version('semcache')}\n", "")
+
+
 def test_readme_python_example_runs(capsys, monkeypatch):
     import re
 

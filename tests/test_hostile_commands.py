@@ -21,6 +21,7 @@ import sys
 import time
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -159,14 +160,16 @@ def test_an_unreachable_scheduler_leaves_no_store(tmp_path, address):
     assert_rejected(argv + ["--scheduler", address], _workdir(tmp_path), "--scheduler")
 
 
-def _store(work: pathlib.Path, code: str | None = None) -> None:
-    """A store of another grid (one lru row), of this code or of ``code``."""
+def _store(work: pathlib.Path, code: str | None = None, rows: int = 1) -> None:
+    """A store of another grid (``rows`` lru rows), of this code or of ``code``."""
     from simulator.experiments import sweep_store
     from simulator.experiments.code_id import code_id
 
     row = {"task_id": "another-grid", "workload": "clusters", "policy": "lru",
            "code": code or code_id()}
-    sweep_store.write_part(str(work / "st"), "old", [row])
+    sweep_store.write_part(str(work / "st"), "old",
+                           [dict(row, task_id=f"another-grid-{i}") if i else row
+                            for i in range(rows)])
 
 
 @pytest.mark.parametrize("code, resume", [(None, False), ("0123456789ab", True)])
@@ -174,6 +177,32 @@ def test_a_store_that_cannot_be_continued_is_left_as_it_was(tmp_path, code, resu
     work = _workdir(tmp_path)
     _store(work, code)
     assert_rejected(_with(SWEEP, "st") + (["--resume"] if resume else []), work, "--out")
+
+
+# a resumed sweep reads each part's task_id and code: each damaged one way
+DAMAGES = {"int": lambda n: pa.array(range(1, n + 1)), "float": lambda n: pa.array([0.5] * n),
+           "list": lambda n: pa.array([[1]] * n), "null": lambda n: pa.nulls(n, pa.string()),
+           "null type": pa.nulls, "absent": None}
+
+
+@given(column=st.sampled_from(["task_id", "code"]), damage=st.sampled_from(sorted(DAMAGES)))
+@example(column="code", damage="int")  # a TypeError while naming the store's versions
+@example(column="task_id", damage="int")  # the stored runs were run and written again
+@example(column="task_id", damage="null")
+@_few(12)
+def test_a_damaged_store_is_refused_on_resume(tmp_path, column, damage):
+    import pyarrow.parquet as pq
+
+    work = _workdir(tmp_path)
+    _store(work, rows=2)
+    part = work / "st" / "part-old.parquet"
+    table = pq.read_table(part)
+    at = table.column_names.index(column)
+    table = (table.remove_column(at) if DAMAGES[damage] is None
+             else table.set_column(at, column, DAMAGES[damage](table.num_rows)))
+    pq.write_table(table, part)
+    line = assert_rejected(_with(SWEEP, "st") + ["--resume"], work, column)
+    assert "--out" in line, line
 
 
 HUGE = st.one_of(st.sampled_from(["1e308", "1.7e308", "4e298"]),  # T = 30: over 1e300
@@ -204,7 +233,7 @@ def test_a_switch_cost_just_under_the_bound_runs(tmp_path):
     assert code == 0 and json.loads(out)["runs"][0]["cost"] <= 1e300
 
 
-@pytest.mark.parametrize("limit", ["0", "-1", "nan", "inf"])
+@pytest.mark.parametrize("limit", ["0", "-1", "nan", "inf", "1e400", "abc", "", "nonee"])
 def test_opt_refuses_a_bad_time_limit(tmp_path, limit):
     assert_rejected(FILE_COMMANDS["opt"][:-2] + ["--time-limit", limit], _workdir(tmp_path),
                     "--time-limit")

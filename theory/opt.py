@@ -166,7 +166,7 @@ def _items_fits(trace, capacity):
 
 def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
         quality: str = "hit", method: str = "auto", budget=None,
-        time_limit: float | None = None, progress=None) -> OptResult:
+        time_limit: float | None = None, progress=None, plan=None) -> OptResult:
     """Offline optimum min Σ ℓ_t + λ·N over all schedules from an empty cache, or bounds.
 
     Parameters
@@ -192,6 +192,11 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
         adds ``time_limit`` and ``stopped_early`` (whether the limit skipped anything).
     progress : callable, optional
         ``progress(text)`` is called as each phase starts.
+    plan : callable, optional
+        ``plan(lines)`` is called once, before the first phase that solves, with what the
+        call will run, in words: the exact methods it may try and why the others cannot
+        apply, and the bounds it computes if none does; a forced exact method is said once
+        it is found to apply (so a refusal is the only thing reported).
 
     Raises
     ------
@@ -217,13 +222,13 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
         raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
                          "time_limit")
     with opt_clock.running(time_limit, progress) as clock:
-        result = _solve(trace, capacity, top_k, switch_cost, quality, method, budget)
+        result = _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan)
     if time_limit is not None:
         result.config.update(time_limit=float(time_limit), stopped_early=clock.cut)
     return result
 
 
-def _solve(trace, capacity, top_k, switch_cost, quality, method, budget) -> OptResult:
+def _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan) -> OptResult:
     """:func:`opt` once its inputs are checked (under its clock)."""
     K, k, lam = None if capacity is None else int(capacity), int(top_k), float(switch_cost)
     config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
@@ -233,6 +238,8 @@ def _solve(trace, capacity, top_k, switch_cost, quality, method, budget) -> OptR
         config.update(budget_plan.config())
         K = budget_plan.count_limit  # the problem solved: exactly the count limit K_B ...
     sized = budget_plan is not None and budget_plan.binds  # ... unless sizes bind too
+    if plan is not None and method not in EXACT:
+        plan(_plan(trace, K, k, quality, method, sized))
     refused = []
     cost = sets = chosen = None
     topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))
@@ -241,29 +248,12 @@ def _solve(trace, capacity, top_k, switch_cost, quality, method, budget) -> OptR
             refused.append("the time limit passed before the other exact methods")
             break
         opt_clock.phase(f"exact method {name}")
-        if sized and name != "items":
-            why = opt_sized.refusal(name)
-        elif name in ("flow", "topics"):
-            fits = _flow_fits if name == "flow" else _topics_fits
-            why = fits(trace, K, k)
-            if why is None:
-                if not topical:
-                    opt_clock.phase("checking topic separation (O(T²·d))")
-                    topical["why"] = opt_topics.applies(trace, K, k, quality)
-                why = topical["why"]
-            if why is None:
-                solver = opt_flow.solve if name == "flow" else opt_topics.solve
-                cost, sets = solver(trace, K, lam)
-        elif name == "counts":
-            why = _counts_fits(trace, K) or opt_counts.applies(trace)
-            if why is None:
-                cost, sets = opt_counts.solve(trace, K, k, lam, quality)
-        else:
-            why = _items_fits(trace, K)
-            if why is None:
-                limits = (budget_plan.sizes, budget) if sized else ()
-                cost, sets = opt_dp.solve(build_model(trace, k, quality), K, lam, *limits)
+        why = _refusal(name, trace, K, k, quality, sized, topical)
         if why is None:
+            if plan is not None and method == name:  # forced: said once it is known to apply
+                plan([f"exact method {name} (forced), which runs to the end"])
+            limits = (budget_plan.sizes, budget) if sized else ()
+            cost, sets = _exact(name, trace, K, k, lam, quality, limits)
             chosen = name
             break
         refused.append(f"{name} ({why})" if not why.startswith(name) else why)
@@ -285,6 +275,62 @@ def _solve(trace, capacity, top_k, switch_cost, quality, method, budget) -> OptR
     _check_replay(trace, schedule, K, k, lam, quality, budget, cost, chosen)
     return OptResult(opt_cost=cost, exact=True, lower_bound=cost, upper_bound=cost,
                      method=chosen, schedule=schedule, config=config)
+
+
+def _refusal(name, trace, K, k, quality, sized, topical) -> str | None:
+    """Why the exact method ``name`` cannot solve the instance, or None.  ``topical`` keeps
+    opt_topics.applies for flow and topics, which share it (its separation check is slow)."""
+    if sized and name != "items":
+        return opt_sized.refusal(name)
+    if name in ("flow", "topics"):
+        why = (_flow_fits if name == "flow" else _topics_fits)(trace, K, k)
+        if why is None and not topical:
+            opt_clock.phase("checking topic separation (O(T²·d))")
+            topical["why"] = opt_topics.applies(trace, K, k, quality)
+        return why if why is not None else topical["why"]
+    if name == "counts":
+        return _counts_fits(trace, K) or opt_counts.applies(trace)
+    return _items_fits(trace, K)
+
+
+def _exact(name, trace, K, k, lam, quality, limits) -> tuple:
+    """``(cost, cache sets)`` of the exact method ``name``, which applies; ``limits``:
+    ``(sizes, budget)`` when the budget binds (only ``items`` then), else ``()``."""
+    if name in ("flow", "topics"):
+        return (opt_flow.solve if name == "flow" else opt_topics.solve)(trace, K, lam)
+    if name == "counts":
+        return opt_counts.solve(trace, K, k, lam, quality)
+    return opt_dp.solve(build_model(trace, k, quality), K, lam, *limits)
+
+
+def _plan(trace, K, k, quality, method, sized) -> list:
+    """What ``auto`` or ``bounds`` will run on this instance, in words, found without
+    solving: the exact methods it may try, in order (a condition that only trying shows
+    is said), those that cannot apply and why, then the bounds computed when none does."""
+    lines = []
+    if method == "auto":
+        tries, not_tried = [], []
+        for name in EXACT:
+            if sized and name != "items":
+                not_tried.append(f"{name}: item sizes bind, only the item DP takes them")
+                continue
+            if name in ("flow", "topics"):
+                why = (_flow_fits if name == "flow" else _topics_fits)(trace, K, k) \
+                    or opt_topics.applies(trace, K, k, quality, separation=False)
+                note = " if the topics prove separated" if k < K else ""
+            elif name == "counts":
+                why, note = _counts_fits(trace, K), " if its types are interchangeable"
+            else:
+                why, note = _items_fits(trace, K), ""
+            if why is None:
+                tries.append(name + note)
+            else:
+                not_tried.append(f"{name}: {why.removeprefix(name + ': ')}")
+        lines.append("exact methods, the first that applies: " + (", ".join(tries) or "none")
+                     + (f" (not {'; '.join(not_tried)})" if not_tried else ""))
+    head = "else certified bounds" if method == "auto" else "certified bounds (forced)"
+    lines.append(f"{head}: " + opt_bounds.describe(trace, K, quality, sized))
+    return lines
 
 
 def _check_replay(trace, schedule, K, k, lam, quality, budget, cost, name) -> None:

@@ -201,6 +201,12 @@ def beam(model: MissModel, capacity: int, switch_cost: float, width: int | None 
     return float(cost), sets
 
 
+def policy_names() -> list:
+    """The registry policies whose schedules :func:`policy_runs` gives: every bounded
+    semantic one, in registry order."""
+    return [n for n, p in REGISTRY.items() if not p.unbounded and "semantic" in p.modes]
+
+
 def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, quality: str,
                 budget: int | None = None):
     """``[(policy, schedule, cost)]`` for every bounded semantic registry policy (seed 0);
@@ -213,7 +219,7 @@ def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, qua
     limit).
     """
     out = []
-    names = [n for n, p in REGISTRY.items() if not p.unbounded and "semantic" in p.modes]
+    names = policy_names()
     for i, name in enumerate(names):
         if out and opt_clock.expired():  # under a time limit one schedule is enough
             break

@@ -167,6 +167,28 @@ def upper_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
     return cost, name, sched
 
 
+def describe(trace, capacity: int, quality: str, sized: bool = False) -> str:
+    """What :func:`bounds` (``sized``: :func:`theory.opt_sized.bounds`, which also tries the
+    LPs after the flow) will compute on this instance, in words, before it starts; an LP
+    named here is solved only if its size, known once it is built, is within its limit."""
+    T, topical = trace.steps, not trace.has_evidence
+    K = min(capacity, T)
+    flow = quality == "hit" and topical and T <= FLOW_MAX_T
+    lower = ["forced losses"] + (["the min-cost flow"] if flow else [])
+    topic_lp = quality == "precision" and topical
+    if sized or not flow:  # without a budget the flow is the bound for hit: no LP
+        if T <= ARRIVAL_MAX_T:
+            lp = "the knapsack LP" if sized else "the arrival LP"
+            lower.append(f"{lp} (or the topic LP if it is too big)" if topic_lp else lp)
+        elif topic_lp:
+            lower.append("the topic LP")
+    upper = ["the flow's schedule"] if flow else []
+    if T <= BEAM_MAX_T and 1 <= K <= BEAM_MAX_K:
+        upper.append(f"beam search ({len(opt_beam.HORIZONS)} horizons)")
+    upper.append(f"{len(opt_beam.policy_names())} policies' runs")
+    return f"lower bound from {', '.join(lower)}; upper bound the cheapest of {', '.join(upper)}"
+
+
 def bounds(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
            width: int | None = None):
     """``(lower, upper, method, schedule)`` with lower <= OPT <= upper = replay(schedule).

@@ -86,8 +86,10 @@ def separated(trace) -> bool:
     return True
 
 
-def applies(trace, capacity: int, top_k: int, quality: str) -> str | None:
-    """None when the topic DP is exact for this instance, else the condition that fails."""
+def applies(trace, capacity: int, top_k: int, quality: str,
+            separation: bool = True) -> str | None:
+    """None when the topic DP is exact for this instance, else the condition that fails;
+    ``separation=False`` leaves out the O(T²·d) check that k < K needs (:func:`separated`)."""
     if quality != "hit":
         return "quality is not 'hit'"
     if trace.has_evidence:
@@ -97,7 +99,7 @@ def applies(trace, capacity: int, top_k: int, quality: str) -> str | None:
     first[keys[::-1]] = topics[::-1]
     if (first[keys] != topics).any():
         return "a re-streamed key changes topic"
-    if top_k < capacity and not separated(trace):
+    if separation and top_k < capacity and not separated(trace):
         return "k < K and the topics are not separated"
     return None
 

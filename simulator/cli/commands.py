@@ -11,6 +11,7 @@
 ``semcache sweep``          a grid of runs on Dask, into a resumable Parquet store
 ``semcache bench``          measured speed against the reference implementations
 ``semcache delay-study``    hit rate as feedback is delayed or lost (SimPy engine)
+``semcache --version``      ``semcache <version>``, from the installed package's metadata
 
 With ``--json`` a command prints exactly one JSON object on stdout and nothing else.
 Bad input of any kind (an option, a parameter, a trace file) ends the command with exit
@@ -44,8 +45,19 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(f"{command}: {message}" if command else message)
 
 
+def _version() -> str:
+    """The installed distribution's version (``pyproject.toml`` is read only at install)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("semcache")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="semcache", description="Semantic-cache simulator (see README.md).")
+    parser.add_argument("--version", action="version", version=f"semcache {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in SUBCOMMANDS:
         command.add_parser(sub)

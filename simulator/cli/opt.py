@@ -22,9 +22,13 @@ a heuristic with sizes (its docstring).
 is then the best certified bounds found so far (lower <= OPT <= upper, ``exact`` false
 unless an exact method finished in time), and the JSON adds ``time_limit`` and
 ``stopped_early``; the phase under way at the limit finishes first
-(:mod:`theory.opt_clock`).  The phases are named on stderr as they start when stderr is a
-terminal, or always with ``--progress``; they never touch stdout.  ``--out FILE`` also
-writes the JSON document to FILE, atomically.
+(:mod:`theory.opt_clock`).  The default is :data:`DEFAULT_TIME_LIMIT` (60 s; ``none``: no
+limit).  A forced exact ``--method`` is one phase, which no limit can cut: no default
+applies to it, and a limit given is recorded but cuts nothing.  Before the work, stderr
+says what will run (the exact methods to try, the bounds, the time limit), terminal or
+not; each phase is named as it starts when stderr is a terminal, or always with
+``--progress``.  Nothing of it touches stdout.  ``--out FILE`` also writes the JSON
+document to FILE, atomically.
 """
 
 from __future__ import annotations
@@ -38,6 +42,42 @@ from simulator.cli.sources import source
 from simulator.errors import InputError
 from simulator.trace import Trace
 
+# Seconds.  Every exact method within its documented limits, and the certified bounds of a
+# large instance with a warm kernel cache, take seconds; what runs longer is compiling the
+# policies' loops for the upper bound (several seconds each, 24 policies) or a large LP, by
+# when the flow or trivial lower bound and one schedule are already certified.
+DEFAULT_TIME_LIMIT = 60.0
+
+
+def time_limit(text: str | None, method: str) -> float | None:
+    """``--time-limit`` as seconds, None for none; not given (``text`` None), the default,
+    except for a forced exact method (one phase: no limit can cut it)."""
+    from theory.opt import EXACT
+
+    if text is None:
+        return None if method in EXACT else DEFAULT_TIME_LIMIT
+    if text.strip().lower() == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputError(f"--time-limit must be a number of seconds > 0, or none for no "
+                         f"limit, got {text[:40]!r}")
+    return seconds
+
+
+def _limit_line(limit: float | None, given: bool, forced: bool) -> str:
+    """The time limit, said before the work."""
+    if forced:
+        return ("no time limit applies to a forced method" if limit is None else
+                f"--time-limit {limit:g} cannot cut a forced method")
+    if limit is None:
+        return "no time limit (--time-limit none): every phase runs"
+    which = "" if given else " (the default; --time-limit none: no limit)"
+    return f"time limit {limit:g} s{which}, then the best certified bounds found by then"
+
 
 def cmd_opt(args) -> int:
     from simulator.live_run import DEFAULT_CAPACITY, budget_value
@@ -47,10 +87,7 @@ def cmd_opt(args) -> int:
     check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     cli_args.check_seed(args.seed)
     budget = budget_value(args.budget)
-    if args.time_limit is not None and not (math.isfinite(args.time_limit)
-                                            and args.time_limit > 0):
-        raise InputError(f"--time-limit must be a number of seconds > 0, got "
-                         f"{args.time_limit}")
+    limit = time_limit(args.time_limit, args.method)
     if args.out is not None:
         out.check_writable(args.out)
     trace, record = source(args)
@@ -62,10 +99,13 @@ def cmd_opt(args) -> int:
     if capacity is None and budget is None:
         capacity = DEFAULT_CAPACITY
     shown = args.progress or sys.stderr.isatty()
-    with _Progress(sys.stderr if shown else None) as progress:
+    forced = args.method not in ("auto", "bounds")
+    limit_line = _limit_line(limit, args.time_limit is not None, forced)
+    with _Progress(sys.stderr) as progress:
         result = opt(trace, capacity, args.top_k, args.switch_cost, args.quality,
-                     method=args.method, budget=budget, time_limit=args.time_limit,
-                     progress=progress)
+                     method=args.method, budget=budget, time_limit=limit,
+                     progress=progress if shown else None,
+                     plan=lambda lines: progress.plan([*lines, limit_line]))
     doc = {"workload": record, **result.to_dict()}
     if args.out is not None:
         out.write_atomic(args.out, out.to_json(doc))
@@ -75,7 +115,8 @@ def cmd_opt(args) -> int:
     if result.exact:
         head = f"OPT = {result.opt_cost:g}, exact"
     else:
-        head = f"OPT: bounds [{result.lower_bound:g}, {result.upper_bound:g}], not exact"
+        head = (f"OPT: bounds [{result.lower_bound:g}, {result.upper_bound:g}] (gap "
+                f"{result.upper_bound - result.lower_bound:.3g}), not exact")
     limits = "no count limit" if capacity is None else f"K = {capacity}"
     if budget is not None:
         limits += f", budget B = {budget}"
@@ -88,7 +129,8 @@ def cmd_opt(args) -> int:
     elif budget is None and trace.sized:
         out.print_line("item sizes play no part without --budget")
     if result.config.get("stopped_early"):
-        out.print_line(f"the time limit ({args.time_limit:g} s) cut the search short")
+        out.print_line(f"the time limit ({limit:g} s) cut the search short "
+                       "(--time-limit none runs every phase)")
     if not result.exact:
         out.print_line("schedule achieving the upper bound:")
     sched = result.schedule
@@ -113,10 +155,12 @@ def add_parser(sub) -> None:
                    help="force one exact method, or bounds (default: the first exact method "
                         "that applies and fits, else bounds)")
     p.add_argument("--seed", type=int, default=0, help="workload seed")
-    p.add_argument("--time-limit", metavar="SECONDS", type=float,
-                   help="start no new phase after SECONDS and return the best certified "
-                        "bounds found so far (exact false unless an exact method finished; "
-                        "the phase under way finishes first)")
+    p.add_argument("--time-limit", metavar="SECONDS|none",
+                   help=f"start no new phase after SECONDS and return the best certified "
+                        f"bounds found so far (exact false unless an exact method finished; "
+                        f"the phase under way finishes first); default "
+                        f"{DEFAULT_TIME_LIMIT:g}, none: no limit; a forced exact --method "
+                        f"runs to the end")
     p.add_argument("--progress", action="store_true",
                    help="name each phase on stderr as it starts (default: only when stderr "
                         "is a terminal)")
@@ -126,12 +170,15 @@ def add_parser(sub) -> None:
 
 
 class _Progress:
-    """The phases on ``stream``: rewritten in place on a terminal (and cleared at the end,
-    so an error line that follows is alone), one line each elsewhere; None: silent."""
+    """What the command will run, then each phase as it starts (if called), on ``stream``.
+
+    The plan stays, one line each; a phase is rewritten in place on a terminal (and
+    cleared at the end, so an error line that follows is alone), one line each elsewhere.
+    """
 
     def __init__(self, stream):
         self.stream = stream
-        self.tty = stream is not None and stream.isatty()
+        self.tty = stream.isatty()
         self.start = None
 
     def __enter__(self):
@@ -139,7 +186,12 @@ class _Progress:
 
         self.clock = time.monotonic
         self.start = self.clock()
-        return self if self.stream is not None else None
+        return self
+
+    def plan(self, lines: list) -> None:
+        clear = "\r\x1b[K" if self.tty else ""
+        self.stream.write(clear + "".join(f"semcache opt: {line}\n" for line in lines))
+        self.stream.flush()
 
     def __call__(self, text: str) -> None:
         line = f"semcache opt: {self.clock() - self.start:6.1f} s  {text}"

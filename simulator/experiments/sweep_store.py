@@ -5,7 +5,8 @@ to a temporary file in the same directory and renamed into place, so a crash or 
 leaves whole parts or none: never half a row group.  A rate of a run with no scored step
 is null; no number is ever inf or NaN (a row with one is refused).  Rows are never
 rewritten: a resumed sweep adds parts for the runs whose ``task_id`` is not in the store
-yet.
+yet.  It reads only each part's ``task_id`` and ``code``; a part where either is not text
+or is null (damaged, or not a sweep's) stops it before any work, with the store unchanged.
 
 Examples
 --------
@@ -107,7 +108,7 @@ def open_store(path: str, resume: bool, code: str | None = None) -> set:
             os.remove(os.path.join(path, name))
     done = set()
     for name in parts:
-        table = _read(path, name, None if code is not None else ["task_id"])
+        table = _keys(path, name, with_code=code is not None)
         stored = set(table.column("code").to_pylist()) if "code" in table.column_names \
             else {None}  # a part written before rows carried their code
         if code is not None and stored != {code}:
@@ -117,6 +118,41 @@ def open_store(path: str, resume: bool, code: str | None = None) -> set:
                              "version, or give another folder", "out")
         done.update(table.column("task_id").to_pylist())
     return done
+
+
+def _keys(path: str, name: str, with_code: bool) -> pa.Table:
+    """The ``task_id`` (and, ``with_code``, ``code``) columns of the part ``name``, each
+    text without a null: a resume compares and hashes them, so a damaged part is refused
+    here, in one line, rather than failing in a sort or silently re-running its runs.
+    ``code`` may be absent (a part written before rows carried their code)."""
+    wanted = ("task_id", "code") if with_code else ("task_id",)
+    try:
+        with pq.ParquetFile(os.path.join(path, name)) as part:
+            present = [c for c in wanted if c in part.schema_arrow.names]
+            table = part.read(columns=present)
+    except (OSError, pa.ArrowException) as exc:
+        raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
+    if "task_id" not in table.column_names:
+        raise _damaged(path, name, "has no task_id column")
+    for column in table.column_names:
+        kind = table.schema.field(column).type
+        if not _is_text(kind):
+            raise _damaged(path, name, f"has {column} values of type {kind}, not text")
+        if table.column(column).null_count:
+            raise _damaged(path, name, f"has {table.column(column).null_count} null "
+                                       f"{column} values")
+    return table
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    if pa.types.is_dictionary(kind):  # pyarrow may write text dictionary-encoded
+        return _is_text(kind.value_type)
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _damaged(path: str, name: str, what: str) -> InputError:
+    return InputError(f"out '{path}': part '{name}' {what}, so it is damaged or not a "
+                      "sweep's; restore the part, or start the sweep in another folder", "out")
 
 
 def _try_writing(folder: str, what: str) -> None:
