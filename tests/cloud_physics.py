@@ -21,6 +21,16 @@ CSV_PARAMS = {"obj-id-col": 5, "obj-size-col": 4, "header": "true", "delimiter":
 MiB = 1 << 20
 
 
+def unit_trace():
+    """The binary file loaded with every size 1 (libCacheSim's ``ignore_obj_size``); skips
+    the test without the data."""
+    from simulator.trace_formats import load
+
+    if not BINARY.exists():
+        pytest.skip("no libcachesim-traces data")
+    return load(BINARY, ignore_sizes=True)
+
+
 def both_traces() -> dict:
     """``{"bin": trace, "csv": trace}`` loaded by us; skips the test without the data."""
     from simulator.trace_formats import load
