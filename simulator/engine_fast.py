@@ -33,6 +33,10 @@ import types
 import numpy as np
 
 from simulator import kernel_cache
+from simulator.cache_slots import (  # noqa: F401  (the layout's names are read from here too)
+    ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS,
+    LOGGED, MAX_OCCUPANCY, OCCUPIED, REQUESTED_SIZE, SIZE, TOO_LARGE, drop_deleted, evict_more,
+    remove_slot)
 from simulator.config import njit
 from simulator.fast_index import at
 from simulator.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of, retrieve,
@@ -44,36 +48,12 @@ HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "o
 # The phases of one step, as bits of the ``phases`` argument of the step function.
 RETRIEVE, FEEDBACK, ARRIVE = 1, 2, 4
 WHOLE = RETRIEVE | FEEDBACK | ARRIVE
-# What the ``counts`` array of a run holds: the number of cached items, the count limit,
-# the height of the free-slot stack, and the high-water mark (slots at or above it were
-# never used, so retrieval scans below it only).  A paging run keeps its tallies in place
-# of the last.  Then the sizes (docs/model.md §1.8): the total size cached, the budget, the
-# largest total held, the arrivals too large to admit, the sizes requested and hit (paging),
-# the evictions logged so far (semantic) and the size of the item arriving now.
-SIZE, CAPACITY, FREE, HIGH_WATER = range(4)
-HITS, ADMISSIONS, EVICTIONS = 3, 4, 5
-OCCUPIED, BUDGET, MAX_OCCUPANCY, TOO_LARGE, REQUESTED_SIZE, HIT_SIZE, LOGGED, ARRIVING = \
-    range(6, 14)
-COUNTS = 14
 # Whether a copy of the step functions tracks sizes and a budget: a constant of each copy
 # (steps_for), so the unit-size copies compile without any of it.
 _SIZED = False
-
-
-def _remove(s, t, state, slot_key, key_slot, counts, slot_size):
-    """Shared by eviction and deletion: empty slot ``s`` and tell the policy.
-
-    The caller either refills the slot at once (the last eviction for an admission: the
-    same slot a LIFO free stack would hand out next) or pushes it on the free stack.
-    """
-    key = slot_key[s]
-    _on_evict(state, s, key, t)  # noqa: F821  (bound per policy by steps_for)
-    key_slot[key] = -1
-    slot_key[s] = -1
-    counts[SIZE] -= 1
-    if _SIZED:
-        counts[OCCUPIED] -= slot_size[s]
-    return key
+# Whether the policy has a ``delete`` hook: a paging request then asks it which slots to
+# drop (a constant of each copy, so the other policies' paging loops compile without it).
+_DROPS = False
 
 
 def _steps(run, t0, t1, phases):
@@ -156,7 +136,7 @@ def _steps(run, t0, t1, phases):
                     s = _victim(state, t, key, items[t], cache)  # noqa: F821
                     if s < 0 or s >= n_slots or slot_key[s] < 0:
                         raise RuntimeError("policy chose a victim slot that is not occupied")
-                    gone = _remove(s, t, state, slot_key, key_slot, counts, slot_size)
+                    gone = remove_slot(s, t, state, slot_key, key_slot, counts, slot_size)
                     if out_evi[t] < 0:
                         out_evi[t] = gone
                     if _SIZED:
@@ -184,7 +164,7 @@ def _steps(run, t0, t1, phases):
             if dl >= 0:
                 if dl >= n_slots or slot_key[dl] < 0:
                     raise RuntimeError("policy chose to delete a slot that is not occupied")
-                out_del[t] = _remove(dl, t, state, slot_key, key_slot, counts, slot_size)
+                out_del[t] = remove_slot(dl, t, state, slot_key, key_slot, counts, slot_size)
                 free[counts[FREE]] = dl
                 counts[FREE] += 1
             out_size[t] = counts[SIZE]
@@ -238,6 +218,8 @@ def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm,
                 if _SIZED:
                     hit_size += size
                 _on_hit(state, s, t, True)  # noqa: F821
+                if _DROPS:
+                    occupied = drop_deleted(t, state, cache, key_slot, free, slot_size, occupied)
         else:
             hit = out_hit[at(row)] != 0
         if phases & FEEDBACK:
@@ -270,8 +252,8 @@ def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm,
             if _SIZED:
                 occupied -= slot_size[at(v)]
                 if occupied + size > counts[BUDGET]:
-                    counts[OCCUPIED] = occupied  # _evict_more counts its victims out
-                    v = _evict_more(v, t, key, x, state, cache, key_slot, free, slot_size)
+                    counts[OCCUPIED] = occupied  # evict_more counts its victims out
+                    v = evict_more(v, t, key, x, state, cache, key_slot, free, slot_size)
                     occupied = counts[OCCUPIED]
             s = v
         else:
@@ -288,33 +270,12 @@ def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm,
         key_slot[at(key)] = s
         counts[ADMISSIONS] += 1
         _on_insert(state, s, key, t)  # noqa: F821
+        if _DROPS:
+            occupied = drop_deleted(t, state, cache, key_slot, free, slot_size, occupied)
     if _SIZED:
         counts[OCCUPIED] = occupied
         counts[REQUESTED_SIZE] += requested
         counts[HIT_SIZE] += hit_size
-
-
-def _evict_more(v, t, key, x, state, cache, key_slot, free, slot_size):
-    """A sized arrival that one victim ``v`` did not make room for: ``v``'s slot is
-    emptied and freed, and victims follow until the arrival fits; returns the slot the
-    arrival takes (the last victim's)."""
-    slot_key, counts = cache[0], cache[3]
-    size = counts[ARRIVING]
-    slot_key[v] = -1  # v was left for a refill: now it is only emptied
-    counts[SIZE] -= 1
-    while True:
-        free[counts[FREE]] = v
-        counts[FREE] += 1
-        v = _victim(state, t, key, x, cache)  # noqa: F821
-        if v < 0 or v >= slot_key.shape[0] or slot_key[v] < 0:
-            raise RuntimeError("policy chose a victim slot that is not occupied")
-        _remove(v, t, state, slot_key, key_slot, counts, slot_size)  # noqa: F821
-        counts[EVICTIONS] += 1
-        if counts[OCCUPIED] + size <= counts[BUDGET]:
-            # _remove counted v out; the caller refills it as a victim's slot, so it is
-            # counted back in
-            counts[SIZE] += 1
-            return v
 
 
 def _whole(run):
@@ -336,14 +297,14 @@ def _own_paging(requests, n_keys, capacity, state, out_hit):
 
 
 # only ever called from compiled code, so never disk-cached (their callers carry them)
-_INNER = (_remove, _paging_kernel, _evict_more)
+_INNER = (remove_slot, _paging_kernel, evict_more, drop_deleted)
 
 
 def _compile(policy, sized: bool = False) -> dict:
     """The engine functions with ``policy``'s hooks bound, under salted names (built once
     per policy and ``sized``, the copies' ``_SIZED``).
 
-    ``_remove`` and ``_paging_kernel`` are not disk-cached: they are never called from
+    ``remove_slot`` and ``_paging_kernel`` are not disk-cached: they are never called from
     Python, and the cached functions that call them carry their code.  Nothing is, for a
     policy from outside the package (:func:`~simulator.kernel_cache.disk_cached`).
     """
@@ -354,12 +315,14 @@ def _compile(policy, sized: bool = False) -> dict:
     key = (policy.name, sized, *(id(getattr(policy, hook)) for hook in hooks))
     if key not in _KERNELS:
         cached = kernel_cache.disk_cached(policy, hooks)
-        env = dict(globals(), _SIZED=sized)
+        from simulator.policies.base import no_delete  # not at import: policies import us
+
+        env = dict(globals(), _SIZED=sized, _DROPS=policy.delete is not no_delete)
         for hook in hooks:
             env["_" + hook] = getattr(policy, hook)
         suffix = kernel_cache.suffix(policy, hooks) + ("_sized" if sized else "")
-        for body in (_remove, _evict_more, _steps, _paging_kernel, _paging_steps, _whole,
-                     _paging_whole, *((_own_paging,) if own else ())):
+        for body in (remove_slot, evict_more, drop_deleted, _steps, _paging_kernel,
+                     _paging_steps, _whole, _paging_whole, *((_own_paging,) if own else ())):
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
             fn.__qualname__ = fn.__name__
             # the only disk-cached functions that call into other files: the salt covers them

@@ -1,11 +1,12 @@
 """Which compiled loops numba may cache on disk, and under which names.
 
 numba's cache checks only the file that defines a function.  The engine's loops are
-copies of functions in ``engine_fast.py`` with a policy's hooks bound in, so their cache
-entries must be named after everything compiled into them: the package sources that a
-loop can contain (hashed together) and the hooks.  A policy whose hooks are defined
-outside those sources, one a user registers from a script or a notebook, is never cached:
-no hash covers its file, so a cached loop could hold an old version of its hooks.
+copies of functions in ``engine_fast.py`` (and ``cache_slots.py``) with a policy's hooks
+bound in, so their cache entries must be named after everything compiled into them: the
+package sources that a loop can contain (hashed together) and the hooks.  A policy whose
+hooks are defined outside those sources, one a user registers from a script or a
+notebook, is never cached: no hash covers its file, so a cached loop could hold an old
+version of its hooks.
 
 >>> from simulator import policies
 >>> from simulator.engine_fast import HOOKS
@@ -23,8 +24,9 @@ _HERE = pathlib.Path(__file__).parent
 # stream, the policies and the types of its arguments (numba's cache index pickles them,
 # so a moved or changed type must change the names).  Editing the CLI or the runner keeps
 # the cache.
-_SOURCES = [_HERE / "engine_fast.py", _HERE / "kernels.py", _HERE / "config.py",
-            _HERE / "fast_index.py", _HERE / "rng.py", _HERE / "run_arrays.py",
+_SOURCES = [_HERE / "engine_fast.py", _HERE / "cache_slots.py", _HERE / "kernels.py",
+            _HERE / "config.py", _HERE / "fast_index.py", _HERE / "rng.py",
+            _HERE / "run_arrays.py",
             *sorted((_HERE / "policies").glob("*.py")),
             *sorted((_HERE / "policies" / "parts").glob("*.py"))]
 SOURCE_HASH = hashlib.sha1(b"".join(p.read_bytes() for p in _SOURCES)).hexdigest()[:10]

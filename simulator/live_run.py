@@ -133,7 +133,7 @@ class LiveRun:
         self._context = Context(self.capacity, n_keys, getattr(trace, "dim", 0), prm,
                                 int(seed), float(switch_cost),
                                 trace if pol.traits_of(prm).offline else None, self.slots,
-                                budget)
+                                budget, self.mode, getattr(trace, "object_ids", None))
         self._step = engine_fast.steps_for(pol, self.mode, self.sized)
         self._own_loop_ran = False
         memory_estimate.check_run(trace, pol, prm, capacity, top_k, budget)  # before allocating

@@ -8,7 +8,8 @@ carry over from chunk to chunk.  Keys are the ranks of the ids, as when the trac
 loaded whole, so a streamed run equals the loaded run request for request.
 
 Memory is the runs' caches, one chunk (24 bytes a request in ``oracleGeneral``) and, per
-distinct object, the id table (23 to 46 bytes), the engine's key-to-slot entry (4 bytes)
+distinct object, the id table (23 to 46 bytes), the sorted ids (8 bytes: the runs'
+``object_ids``, which W-TinyLFU's sketch hashes), the engine's key-to-slot entry (4 bytes)
 and whatever the policy keeps per object (ARC's ghost index: 8 bytes); it does not grow
 with the number of requests.  Offline policies (Belady) read the whole trace in advance
 and cannot be streamed.
@@ -118,8 +119,9 @@ def stream_run(path, policy_names, *, capacity=None, budget=None, seed: int = 0,
         raise InputError(f"trace file '{path}' does not exist; give the path of a trace file")
     reading = dict(trace_format=trace_format, trace_params=trace_params,
                    ignore_sizes=ignore_sizes, chunk_requests=chunk_requests)
-    trace, table = _first_reading(path, reading)
-    lives = [LiveRun(PagingBuffer(np.zeros(0, np.int64), trace.objects, sized=trace.sized),
+    trace, table, ids = _first_reading(path, reading)
+    lives = [LiveRun(PagingBuffer(np.zeros(0, np.int64), trace.objects, sized=trace.sized,
+                                  object_ids=ids),
                      name, capacity=capacity, budget=budget, seed=seed, params=params)
              for name in names]
     elapsed = [0.0] * len(lives)
@@ -150,9 +152,9 @@ def _first_reading(path, reading):
         sized = sized or bool((sizes != 1).any())
     if not steps:
         raise InputError(f"trace file '{path}' holds no request", "trace")
-    objects = table.finish().shape[0]
+    ids = table.finish()
     fmt = reading["trace_format"] or detect_format(path)
-    return StreamedTrace(path, fmt, steps, objects, sized), table
+    return StreamedTrace(path, fmt, steps, ids.shape[0], sized), table, ids
 
 
 def _result(live, name, elapsed) -> StreamResult:

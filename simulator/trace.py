@@ -208,12 +208,14 @@ class PagingBuffer:
 
     An empty buffer is what a streamed run is made with (its requests come with
     :meth:`LiveRun.feed <simulator.live_run.LiveRun.feed>`); ``sized`` says whether they
-    carry sizes (an adversary's carry none).
+    carry sizes (an adversary's carry none), ``object_ids`` the file's id of each dense
+    key (a streamed run's; None when the requests have no ids of their own).
     """
 
     requests: np.ndarray
     n_keys: int
     sized: bool = False
+    object_ids: np.ndarray | None = None
 
     @property
     def steps(self) -> int:

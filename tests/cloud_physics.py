@@ -26,6 +26,13 @@ def file(kind: str):
     return datasets.path("libcachesim-traces") / FILES[kind]
 
 
+def unit_trace():
+    """The binary file loaded with every size 1 (libCacheSim's ``ignore_obj_size``)."""
+    from simulator.trace_formats import load
+
+    return load(file("bin"), ignore_sizes=True)
+
+
 def both_traces() -> dict:
     """``{"bin": trace, "csv": trace}`` loaded by us."""
     from simulator.trace_formats import load

@@ -159,29 +159,46 @@ def naive_run(trace, policy, capacity, top_k=3, switch_cost=0.0, quality="hit", 
 
 
 def naive_paging_run(requests, policy, capacity, seed=0, params=None, sizes=None,
-                     budget=None) -> dict:
+                     budget=None, object_ids=None) -> dict:
     """Paging mode: hit iff cached; a miss offers the requested object for admission.
 
     With sizes or a budget (§1.8): a miss larger than the budget is never offered; an
-    admission takes the size of the request that missed and evicts until it fits.
+    admission takes the size of the request that missed and evicts until it fits.  After
+    a hit, and after an admission, every key the policy's ``delete`` names leaves (it is
+    an eviction).  ``object_ids``: the trace's own id of each key (``PagingTrace``'s).
     """
     requests = [int(r) for r in requests]
     sizes = [1] * len(requests) if sizes is None else [int(x) for x in sizes]
     capacity = math.inf if capacity is None else capacity
     budget = math.inf if budget is None else budget
-    pol = POLICIES[policy](Ctx(capacity, dict(params or {}), seed, 0.0, requests))
+    ids = None if object_ids is None else [int(i) for i in object_ids]
+    pol = POLICIES[policy](Ctx(capacity, dict(params or {}), seed, 0.0, requests, "paging",
+                               ids))
     cache: dict = {}
     held = {}
     hit = []
     admitted = []
     evicted = []
     hit_size = too_large = 0
+
+    def drop(t):
+        gone = []
+        while (key := pol.delete(t, cache)) is not None:
+            assert key in cache, f"naive {policy} deleted {key}, which is not cached"
+            del cache[key]
+            del held[key]
+            pol.on_evict(t, key)
+            gone.append(key)
+        return gone
+
     for t, key in enumerate(requests):
         adm = evi = -1
         if key in cache:
             hit.append(1)
             hit_size += sizes[t]
             pol.on_retrieve(t, [key], [True])
+            gone = drop(t)
+            evi = gone[0] if gone else -1
             pol.on_feedback(t, 0.0, 1.0)
         else:
             hit.append(0)
@@ -202,6 +219,8 @@ def naive_paging_run(requests, policy, capacity, seed=0, params=None, sizes=None
                 held[key] = sizes[t]
                 pol.on_insert(t, key)
                 adm = key
+                gone = drop(t)
+                evi = gone[0] if evi < 0 and gone else evi
         admitted.append(adm)
         evicted.append(evi)
     return dict(hit=hit, hits=sum(hit), admitted=admitted, evicted=evicted, hit_size=hit_size,

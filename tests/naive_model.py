@@ -112,5 +112,7 @@ class Ctx:
     seed: int = 0
     switch_cost: float = 0.0
     requests: list | None = None  # paging mode: the whole request sequence
+    mode: str = "semantic"
+    object_ids: list | None = None  # a paging trace's own id of each key
 
 

@@ -259,12 +259,14 @@ def xxh64_u64(value: int, seed: int) -> int:
 
 class CountMin:
     """libCacheSim's minimalIncrementCBF for ``entries`` at error 0.001, as it behaves: 10
-    cells (a + i·b) mod 2³² mod n, a/b = low 32 bits of XXH64(key + 1) under two seeds,
-    n = ceil(bpe·entries) capped at 2³¹ − 1 (20 when below 10), ``entries`` read as a
-    32-bit signed int; an update adds 1 to every cell, an estimate is the minimum.
-    Counters live in a dict (a cell never touched is 0), since n can be 2³¹ − 1."""
+    cells (a + i·b) mod 2³² mod n, a/b = low 32 bits of XXH64(id) under two seeds, where
+    id is the key's object id (``ids[key]``) or, without ids, key + 1; n = ceil(bpe·entries)
+    capped at 2³¹ − 1 (20 when below 10), ``entries`` read as a 32-bit signed int; an
+    update adds 1 to every cell, an estimate is the minimum.  Counters live in a dict (a
+    cell never touched is 0), since n can be 2³¹ − 1."""
 
-    def __init__(self, entries):
+    def __init__(self, entries, ids=None):
+        self.ids = ids
         bpe = -math.log(0.001) / 0.480453013918201
         self.hashes = math.ceil(0.693147180559945 * bpe)
         entries = (entries + 2**31) % 2**32 - 2**31
@@ -273,7 +275,8 @@ class CountMin:
         self.c = {}
 
     def cells(self, key):
-        a, b = (xxh64_u64(key + 1, seed) & 0xFFFFFFFF for seed in (0x12345678, 0x12344321))
+        object_id = key + 1 if self.ids is None else self.ids[key]
+        a, b = (xxh64_u64(object_id, seed) & 0xFFFFFFFF for seed in (0x12345678, 0x12344321))
         return [((a + i * b) & 0xFFFFFFFF) % self.cells_n for i in range(self.hashes)]
 
     def estimate(self, key):
@@ -291,9 +294,11 @@ class TinyLfu(Sized, Naive):
     """W-TinyLFU as libCacheSim's WTinyLFU.c (+ SLRU seg-size=1:4), per the module docstring.
 
     window W = max(1, ⌊0.01c⌋), main M = c − W, probation P = max(1, ⌊M/5⌋) (0 if M = 0),
-    protected M − P, all in weights; lists least recent first.  An arrival heavier than W
-    is refused.  Keys libCacheSim would evict when no victim is asked for go to
-    ``deferred``: the next victims, oldest first; requests leave them be."""
+    protected ⌊0.8·M⌋ in paging mode and M − P in semantic mode, all in weights; lists
+    least recent first.  An arrival heavier than W is refused.  Keys libCacheSim would
+    evict when no victim is asked for go to ``deferred``: in paging mode ``delete`` hands
+    them out at once, oldest first; in semantic mode they are the next victims, oldest
+    first, and requests leave them be.  The sketch hashes the keys' object ids."""
 
     defaults = {"window_ratio": 0.01}
 
@@ -301,12 +306,14 @@ class TinyLfu(Sized, Naive):
         super().__init__(ctx)
         self.setup_weights(ctx)
         c = self.c
+        self.paging = ctx.mode == "paging"
         self.w_size = max(1, int(c * self.p["window_ratio"]))
         self.m_size = c - self.w_size
         self.p_size = max(1, int(1.0 / 5 * self.m_size)) if self.m_size else 0
-        self.q_size = self.m_size - self.p_size
+        self.q_size = (int(4.0 / 5 * self.m_size) if self.paging
+                       else self.m_size - self.p_size)
         self.window, self.prob, self.prot, self.deferred = [], [], [], []
-        self.sketch = CountMin(self.m_size)
+        self.sketch = CountMin(self.m_size, ctx.object_ids)
         self.main_hits = 0
         self.taken = None  # main's victim, already removed by victim()
 
@@ -383,6 +390,9 @@ class TinyLfu(Sized, Naive):
             self.sketch.add(w)
             return w
         return self._main_victim()
+
+    def delete(self, t, cache):
+        return self.deferred[0] if self.paging and self.deferred else None
 
     def on_evict(self, t, key):
         if key != self.taken:

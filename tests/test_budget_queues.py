@@ -7,13 +7,13 @@ policy's docstring states its rule).
   arrivals heavier than a queue's share refused, evictions deferred (2Q, W-TinyLFU).
   ``naive_run`` does not tell a twin the sizes or the budget, so each test registers a
   twin subclass that carries them (``item_sizes``, ``budget``).
-* With unit sizes nothing is ever deferred.
+* With unit sizes nothing is ever deferred, except by W-TinyLFU in paging mode where
+  libCacheSim's truncated segments make it evict during hits.
 * On libCacheSim's CloudPhysics trace (``tests/test_budget.py`` holds ARC, S3-FIFO and 2Q
   equal to libCacheSim at every budget): 2Q defers at 512 MiB and 1 GiB only, and still
-  equals libCacheSim there.  W-TinyLFU defers at every budget; where no deferred item is
-  requested before the engine evicts it, misses and byte miss ratio equal libCacheSim's,
-  and elsewhere the runs agree request for request up to the first request for a
-  deferred item, the one documented difference.
+  equals libCacheSim there.  W-TinyLFU defers at every budget, and in paging mode a
+  deferred item leaves through ``delete`` right after its request, as libCacheSim evicts
+  it then: hits equal libCacheSim's request for request at every budget.
 * W-TinyLFU's sketch: the sparse layout gives the full array's estimates, and a budget of
   3 GiB reproduces libCacheSim's 20-counter sketch (its 32-bit ``entries`` wraps).
 """
@@ -81,7 +81,8 @@ def compare_paging(trace, policy, params, budget, capacity=None):
     ours = run(trace, policy, capacity=capacity, budget=budget, seed=1, params=params)
     with twin_told(policy, trace.request_sizes, budget) as name:
         ref = naive_paging_run(trace.requests, name, capacity, 1, params=params,
-                               sizes=trace.request_sizes, budget=budget)
+                               sizes=trace.request_sizes, budget=budget,
+                               object_ids=trace.object_ids)
     assert ours.hit.tolist() == ref["hit"], (policy, params, budget, capacity)
     s = ours.summary()
     assert (s["hit_size"], s["requested_size"], s["too_large"]) == (
@@ -150,24 +151,28 @@ def test_both_engines_agree_under_a_budget(policy, params):
 
 @pytest.mark.parametrize("policy", ["twoq", "tinylfu"])
 def test_unit_sizes_never_defer(policy):
+    """Except W-TinyLFU in paging mode where its segments leave part of main to neither
+    (libCacheSim's truncated shares: at K = 20, 3 + 15 of 19): there libCacheSim evicts
+    during hits, and so do we, through ``delete``."""
     params = [{}, ROOMY[policy], {"in_ratio": 1.0} if policy == "twoq" else
               {"window_ratio": 0.6}]
+    dropped = 0
     for p in params:
         for capacity in (1, 2, 5, 20):
+            shares = tinylfu.sizes(capacity, p.get("window_ratio", 0.01), paging=True)
             for limit in ({"capacity": capacity}, {"budget": capacity}):
-                assert deferrals(zipf_requests(), policy, params=p, **limit) == 0
+                n = deferrals(zipf_requests(), policy, params=p, **limit)
+                if policy == "twoq" or sum(shares) == capacity:
+                    assert n == 0, (p, limit)
+                dropped += n
                 for trace in semantic_traces().values():
                     assert deferrals(trace, policy, params=p, seed=2, **limit) == 0
+    assert dropped > 0 or policy == "twoq"
 
 
 # ----------------------------------------------------- libCacheSim's CloudPhysics trace
 
 libcachesim = pytest.importorskip("libcachesim")
-# W-TinyLFU's (source, MiB) points where no deferred item is requested before the engine
-# evicts it, and the others, each with its first differing request
-TINYLFU_EQUAL = [("bin", 128), ("bin", 256), ("csv", 128), ("csv", 1024)]
-TINYLFU_PART = {("bin", 512): 77107, ("bin", 1024): 59854, ("csv", 256): 98181,
-                ("csv", 512): 78159}
 
 
 @pytest.fixture(scope="module")
@@ -185,9 +190,12 @@ def their_hits(trace, name, budget):
 
 
 @NEEDED
-@pytest.mark.parametrize("source, mib", TINYLFU_EQUAL)
-def test_tinylfu_equals_libcachesim_where_no_deferred_item_is_requested(cloud_physics,
-                                                                        source, mib):
+@pytest.mark.parametrize("mib", [128, 256, 512, 1024])
+@pytest.mark.parametrize("source", ["bin", "csv"])
+def test_tinylfu_equals_libcachesim_request_for_request(cloud_physics, source, mib):
+    """Hit for hit and the byte miss ratio, at every budget, although libCacheSim evicts
+    hundreds of items during hits or beyond an arrival's need: each leaves here through
+    ``delete`` right after its request."""
     trace = cloud_physics[source]
     ours = run(trace, "tinylfu", budget=mib * MiB)
     theirs = their_hits(trace, "WTinyLFU", mib * MiB)
@@ -195,26 +203,7 @@ def test_tinylfu_equals_libcachesim_where_no_deferred_item_is_requested(cloud_ph
     sizes = trace.request_sizes
     assert 1 - ours.summary()["size_hit_rate"] == pytest.approx(
         sizes[theirs == 0].sum() / sizes.sum(), abs=1e-12)
-    # libCacheSim evicted during hits (or beyond an arrival's need) here, too
     assert deferrals(trace, "tinylfu", budget=mib * MiB) > 100
-
-
-@NEEDED
-@pytest.mark.parametrize("source, mib", list(TINYLFU_PART))
-def test_tinylfu_differs_from_libcachesim_only_at_a_deferred_item(cloud_physics, source,
-                                                                  mib):
-    """Hit for hit up to the first difference, which is a request for an item deferred
-    here and evicted there; after it the runs part but stay close."""
-    trace = cloud_physics[source]
-    ours = run(trace, "tinylfu", budget=mib * MiB).hit.astype(np.int8)
-    theirs = their_hits(trace, "WTinyLFU", mib * MiB)
-    first = int(np.flatnonzero(ours != theirs)[0])
-    assert first == TINYLFU_PART[source, mib]
-    assert ours[first] == 1 and theirs[first] == 0
-    live = LiveRun(trace, "tinylfu", budget=mib * MiB)
-    live.step(0, first)
-    assert int(trace.requests[first]) in tinylfu.deferred_keys(live.state)
-    assert abs(int(ours.sum()) - int(theirs.sum())) <= 0.005 * trace.steps
 
 
 @NEEDED
@@ -251,14 +240,14 @@ def test_a_main_cache_of_2_gib_or_more_wraps_like_libcachesims_int(monkeypatch):
     (with 2³¹ − 1 counters, 628 requests here would go otherwise).  Ours reproduces it."""
     requests = zipf_requests(5, 20_000, 5000, 1.0).requests
     object_size = np.random.default_rng(1).integers(1, 5, 5000) << 20
-    trace = PagingTrace.from_requests(requests, object_size[requests])
+    trace = PagingTrace.from_requests(requests + 1, object_size[requests])  # ids from 1
     budget = 3 << 30
     assert count_min.width(budget - int(budget * 0.01)) == 20
     ours = run(trace, "tinylfu", budget=budget).hit.astype(np.int8)
     cache = libcachesim.WTinyLFU(budget)
-    theirs = [cache.get(libcachesim.Request(obj_size=int(s), obj_id=int(k) + 1, clock_time=t))
-              for t, (k, s) in enumerate(zip(trace.requests.tolist(),
-                                             trace.request_sizes.tolist()))]
+    ids = trace.object_ids[trace.requests].tolist()
+    theirs = [cache.get(libcachesim.Request(obj_size=int(s), obj_id=i, clock_time=t))
+              for t, (i, s) in enumerate(zip(ids, trace.request_sizes.tolist()))]
     assert ours.tolist() == [int(h) for h in theirs]
     monkeypatch.setattr(count_min, "width", lambda entries: count_min.INT_MAX)
     assert (run(trace, "tinylfu", budget=budget).hit != ours).sum() == 628

@@ -262,7 +262,8 @@ def test_paging_engine_equals_naive(name, case, data):
     params = data.draw(policy_params(name), label="params") if data is not None else {}
     trace = PagingTrace.from_requests(np.array(requests, np.int64))
     result = run(trace, name, capacity=capacity, seed=seed, params=params)
-    ref = naive_paging_run(trace.requests, name, capacity, seed, params)
+    ref = naive_paging_run(trace.requests, name, capacity, seed, params,
+                           object_ids=trace.object_ids)
     assert result.hit.tolist() == ref["hit"], (name, requests, capacity, seed, params)
     summary = result.summary()
     assert summary["hits"] == ref["hits"]
@@ -270,6 +271,20 @@ def test_paging_engine_equals_naive(name, case, data):
         assert summary["admissions"] == sum(a >= 0 for a in ref["admitted"])
         assert summary["evictions"] == sum(e >= 0 for e in ref["evicted"])
         assert summary["modifications"] == summary["admissions"]
+
+
+@settings(max_examples=60)
+@given(requests=st.lists(st.integers(0, 13), min_size=1, max_size=80),
+       capacity=st.sampled_from([7, 8, 9, 10, 12]))
+def test_tinylfu_paging_drops_equal_the_twin(requests, capacity):
+    """Capacities whose truncated segments leave part of main to neither: promotions
+    overfill probation, and the item libCacheSim evicts during the hit leaves then (the
+    capacities above draw at most 5, where the segments fill main, as at 11)."""
+    trace = PagingTrace.from_requests(np.array(requests, np.int64))
+    result = run(trace, "tinylfu", capacity=capacity)
+    ref = naive_paging_run(trace.requests, "tinylfu", capacity, object_ids=trace.object_ids)
+    assert result.hit.tolist() == ref["hit"]
+    assert result.summary()["evictions"] == sum(e >= 0 for e in ref["evicted"])
 
 
 # Cases found by mutating tests/naive.py: each one fails if the named rule is changed,
@@ -314,6 +329,9 @@ PINNED_PAGING = [  # ARC: |T1| = p on a B2 ghost hit; p moves by the ghost-size 
     # arc_ref: a B2 ghost hit with |T1| = ⌊p⌋ < p evicts from T1 (the runner's int(p))
     ("arc_ref", [6, 7, 7, 6, 6, 3, 4, 7, 5, 5, 2, 5, 3, 0, 1, 0, 5, 2, 5, 4, 6, 7, 7, 7, 0, 1, 6,
                  0, 5, 4, 5, 6, 0, 0, 4, 2, 4, 7, 5, 3], 3, {}),
+    # tinylfu, K = 7: probation (1) and protected (4) leave a slot of main to neither; the
+    # hit on 0 overfills probation, which drops 9 during the hit, so the last request misses
+    ("tinylfu", [0, 7, 3, 9, 1, 8, 3, 9, 2, 6, 0, 9], 7, {}),
 ]
 
 
@@ -332,8 +350,8 @@ def test_pinned_paging_cases(name, requests, capacity, params):
         pytest.skip(f"no {name}")
     trace = PagingTrace.from_requests(np.array(requests, np.int64))
     result = run(trace, name, capacity=capacity, params=params)
-    assert result.hit.tolist() == naive_paging_run(trace.requests, name, capacity, 0,
-                                                   params)["hit"]
+    assert result.hit.tolist() == naive_paging_run(trace.requests, name, capacity, 0, params,
+                                                   object_ids=trace.object_ids)["hit"]
 
 
 # --------------------------------------------------------------------------- numba cache

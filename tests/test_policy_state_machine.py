@@ -50,7 +50,9 @@ class HookDriver:
         if self.pol.unbounded:
             capacity = n_keys
         self.capacity = capacity
-        ctx = Context(capacity, n_keys, dim, resolved, seed, 0.0, trace)
+        ids = None if trace is None else trace.object_ids
+        ctx = Context(capacity, n_keys, dim, resolved, seed, 0.0, trace, mode=mode,
+                      object_ids=ids)
         self.state = self.pol.init(ctx)
         # as the engines: one slot per item the count limit allows, never more than the
         # keys (a policy sizes its per-slot state so; a slot beyond it would write out of
@@ -66,7 +68,8 @@ class HookDriver:
         if vectors is None or mode == "paging":  # the paging engine passes empty vectors
             vectors = np.zeros((n_keys, dim), np.float32)
         self.vectors = vectors
-        self.naive = POLICIES[name](Ctx(capacity, dict(params), seed, 0.0, self.requests))
+        self.naive = POLICIES[name](Ctx(capacity, dict(params), seed, 0.0, self.requests, mode,
+                                        None if ids is None else ids.tolist()))
         self.items: dict = {}  # the naive twin's view of the same cache
         self.t = 0
 
@@ -117,6 +120,7 @@ class HookDriver:
         """Arrival of ``key``; ``slot_pick`` chooses among free slots.  Ends the step."""
         x = self.vectors[key]
         s = self.slot_of(key)
+        ok = False
         if s >= 0:
             self.pol.on_rearrival(self.state, s, self.t)
             self.naive.on_rearrival(self.t, key)
@@ -139,12 +143,24 @@ class HookDriver:
                 self.pol.on_insert(self.state, s, key, self.t)
                 self.naive.on_insert(self.t, key)
         if self.mode == "semantic":
-            d = int(self.pol.delete(self.state, self.t, self.cache))
-            want = self.naive.delete(self.t, self.items)
-            assert d == -1 if want is None else self.slot_key[d] == want, f"{self.name}: delete"
-            if d >= 0:
-                self._remove(d)
+            self.delete()
+        elif ok:
+            self.drop()
         self.t += 1
+
+    def delete(self):
+        """Ask ``delete`` once and remove what it names; whether it named a slot."""
+        d = int(self.pol.delete(self.state, self.t, self.cache))
+        want = self.naive.delete(self.t, self.items)
+        assert d == -1 if want is None else self.slot_key[d] == want, f"{self.name}: delete"
+        if d >= 0:
+            self._remove(d)
+        return d >= 0
+
+    def drop(self):
+        """Paging: after a hit or an admission, ``delete`` until it names no slot."""
+        while self.delete():
+            pass
 
     def request(self, slot_pick):
         """Paging mode: the next request of the pre-drawn sequence."""
@@ -152,6 +168,7 @@ class HookDriver:
         s = self.slot_of(key)
         if s >= 0:
             self.retrieve([s], [True])
+            self.drop()
             self.feedback(0.0)
             self.t += 1
         else:
@@ -159,7 +176,7 @@ class HookDriver:
             self.arrive(key, slot_pick)
 
     def remove_any(self, s):
-        """A deletion the policy did not choose (the engine's ``_remove`` of any slot)."""
+        """A deletion the policy did not choose (the engine's ``remove_slot`` of any slot)."""
         self._remove(s)
 
     def check(self):

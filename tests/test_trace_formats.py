@@ -75,16 +75,15 @@ libcachesim = pytest.importorskip("libcachesim")
 # libCacheSim's class for each policy we share with it, and our parameters that match it
 SHARED = {"fifo": ("FIFO", {}), "lru": ("LRU", {}), "lfu": ("LFU", {"tie": "bucket"}),
           "arc": ("ARC", {}), "sieve": ("Sieve", {}), "s3fifo": ("S3FIFO", {}),
-          "twoq": ("TwoQ", {})}
+          "twoq": ("TwoQ", {}), "tinylfu": ("WTinyLFU", {})}
 
 
 @needs_data
 @pytest.mark.parametrize("capacity", [100, 1000, 4000])
 def test_unit_size_runs_equal_libcachesim_on_the_real_trace(capacity):
-    """From the text file (unit sizes), hits equal libCacheSim's, policy by policy; Belady
-    from the binary file (it needs the next-use field) with sizes ignored.  (W-TinyLFU's
-    sketch hashes object ids, which these runs give as dense keys: it is checked on traces
-    written with those keys, tests/test_paging_oracles_more.py.)"""
+    """From the text file (unit sizes), hits equal libCacheSim's, policy by policy (the
+    W-TinyLFU sketches of both hash the file's ids); Belady from the binary file (it needs
+    the next-use field) with sizes ignored."""
     trace = load(file("txt"))
     for policy, (name, params) in SHARED.items():
         reader = libcachesim.TraceReader(str(file("txt")),

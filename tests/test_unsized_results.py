@@ -3,6 +3,9 @@ mode it has, exactly the runs of the code before sizes entered the model.
 
 ``tests/data/unsized_digests.json`` was written by ``tests/unsized_digests.py`` run
 against commit 1ff6f3d (the last before sizes); see that module for what a digest holds.
+tinylfu's two paging digests were pinned again when its paging runs came to follow
+libCacheSim exactly (its sketch hashes the trace's object ids; protected gets ⌊4M/5⌋;
+what libCacheSim evicts during a hit leaves then).
 Every registered policy must be pinned there, so a policy added later gets pinned when
 it is added (run the module and add its lines).
 """

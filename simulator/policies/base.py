@@ -28,6 +28,9 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     the arriving item is already cached (``item_keys``); nothing is admitted.
 ``delete(state, t, cache) -> slot``
     after the decision, a slot to delete without admitting, or -1 (deletion strategies).
+    A paging request asks it after a hit's ``on_hit`` and after an admission's
+    ``on_insert``, again and again until it gives -1 (W-TinyLFU drops there what
+    libCacheSim evicts during a hit).
 
 A policy declares its :class:`Traits` (randomized, regret-gated, offline), as
 scikit-learn's estimators declare their tags; :func:`simulator.policy_checks.check_policy`
@@ -99,7 +102,9 @@ class Context:
     ``capacity`` and the number of items), which bounds every per-slot array; ``budget``
     is the total size allowed (docs/model.md §1.8) or None.  ``params`` is the validated
     parameter dict (defaults filled in); ``trace`` is the whole trace, for offline
-    references such as Belady only.
+    references such as Belady only.  ``mode`` is ``"semantic"`` or ``"paging"``;
+    ``object_ids`` the trace's own id of each dense key when it has them (a paging
+    trace's ``object_ids``), else None.
     """
 
     capacity: int
@@ -111,6 +116,8 @@ class Context:
     trace: object = None
     slots: int = 0
     budget: int | None = None
+    mode: str = "semantic"
+    object_ids: np.ndarray | None = None
 
     def __post_init__(self):
         if not self.slots:  # as many slots as the count limit allows items

@@ -17,7 +17,9 @@ Ties between equally frequent items are broken by the ``tie`` parameter:
     it entered the cache, libCacheSim by when it was last hit (requests A B B A C A with
     capacity 2 evict A at C by admission, B by bucket).  cachetools' ``LFUCache`` uses the
     same rule.  Paging cross-checks use ``tie="bucket"`` and then equal libCacheSim 0.3.5
-    hit for hit (``tests/test_paging_oracles.py``).
+    hit for hit (``tests/test_paging_oracles.py``; on its CloudPhysics trace at K = 100,
+    1000 and 5000, ``tests/test_cloud_physics_unit.py``, where the default differs by one
+    hit at K = 1000).
 
 State is a min segment tree over slots keyed on (count, tie order): O(log K) per hit and
 insertion (repair stops as soon as a node is unchanged), O(1) to find the victim.

@@ -8,8 +8,10 @@ total weight in queue Q.
 
 * Shares: the window W = ``floor(window_ratio·c)`` (at least 1), the main cache
   M = c − W, split into a probation segment of P = ``floor(M/5)`` (at least 1 if M >= 1)
-  and a protected segment of M − P (SLRU ``seg-size=1:4``).  An arrival heavier than W
-  is not admitted (``WTinyLFU_can_insert``; never, with unit sizes).
+  and a protected segment (SLRU ``seg-size=1:4``).  In paging mode protected gets
+  ``floor(4M/5)``, libCacheSim's share, so that when M is not a multiple of 5 the two
+  segments leave part of main to neither; in semantic mode it gets M − P.  An arrival
+  heavier than W is not admitted (``WTinyLFU_can_insert``; never, with unit sizes).
 * Sketch: libCacheSim's ``minimalIncrementCBF`` sized for M entries
   (:mod:`simulator.policies.parts.count_min`: a count-min sketch of 10 hashes, stored
   sparsely, with the same estimates).  Aging: every 32·M requests that hit the main
@@ -18,9 +20,9 @@ total weight in queue Q.
 * A request for an item in the window moves it to the window's most recent end and is
   not counted.  A request for an item in main is counted in the sketch and promotes it:
   probation → most recent end of protected, protected → its most recent end.  While
-  |protected| > M − P its least recent item returns to the most recent end of probation,
-  and after each such return, while |probation| > P, probation's least recent item is
-  *deferred* (below).
+  protected is over its share its least recent item returns to the most recent end of
+  probation, and after each such return, while |probation| > P, probation's least recent
+  item is *deferred* (below).
 * An arriving item enters the window's most recent end and is counted.
 * To evict, repeat: take the window's least recent item w.  If |main| + |w| <= M, w
   moves into main and is counted; go on.  Otherwise let m be main's victim (least recent
@@ -31,46 +33,37 @@ total weight in queue Q.
   there, else protected if it fits there, else probation, after deferring main's victims
   while |main| + |w| > M.
 * Deferred items: libCacheSim evicts them at once, at a moment when the engine asks for
-  no victim (during a hit, or beyond what an arrival needs, docs/model.md §1.8).  Here a
-  deferred item leaves the policy's queues at once but stays cached until the engine next
-  asks for a victim; deferred items are then the first victims, oldest first.  A request
-  for a deferred item changes nothing.  With unit sizes no item is ever deferred.
+  no victim (during a hit, or beyond what an arrival needs, docs/model.md §1.8).  A
+  deferred item leaves the policy's queues at once.  In paging mode the ``delete`` hook
+  names it right after the request, so it leaves the cache then, as in libCacheSim.  In
+  semantic mode it stays cached until the engine next asks for a victim; deferred items
+  are then the first victims, oldest first, and a retrieval or re-arrival of one changes
+  nothing.  Semantic mode with unit sizes never defers (its segments fill main).
 
 Semantic mode: this is the admission filter of docs/model.md §2.3 — every arriving item enters the
 window, and when the window overflows the sketch decides whether its oldest item enters
 main or leaves the cache.  A retrieval into R_t (worst match first) and a re-arrival of a
 cached item (``item_keys``) are requests; each arriving uncached item is a miss.
 
-Hash inputs: the sketch hashes ``key + 1`` (libCacheSim reserves object id 0), so a paging
-trace written for libCacheSim with ids = dense key + 1 (as ``tests/test_paging_oracles.py``
-writes them) is hashed identically.  A policy never sees a trace's own object ids, so on
-another trace libCacheSim hashes other numbers, and an estimate can differ where the 10
-cells of two keys collide (on a byte-sized sketch of 10⁹ cells, practically never).
+Hash inputs: the sketch hashes the trace's own object id of a key (``Context.object_ids``:
+a paging trace's ids, as libCacheSim hashes the ids of the file it reads) and, where a
+trace has none (semantic mode, an adversary's requests), ``key + 1`` (libCacheSim
+reserves object id 0).
 
-Where libCacheSim differs:
-
-* Unit sizes: paging mode equals it hit for hit when ``floor(M/5) + floor(4M/5) = M`` (M
-  a multiple of 5, e.g. K = 500, 1000, 1500; ``tests/test_paging_oracles_more.py``).
-  Otherwise its two truncated segment sizes leave one slot of main in no segment: an
-  insertion then overfills probation, and a later promotion makes libCacheSim evict
-  probation's least recent item *during a hit*.  Here protected gets M − P, so the
-  segments always fill main; hits agree up to libCacheSim's first such hit-time eviction
-  (asserted for K = 100, 200).  For K < 100 libCacheSim's window has size 0 and it caches
-  nothing (K < 5 aborts); here the window holds at least one item and probation at least
-  one when M >= 1.  With M = 0 (K = 1) the window's victim is always evicted.
-* Sizes: a request for a deferred item hits here and misses in libCacheSim.  On
-  libCacheSim's CloudPhysics trace at budgets of 128 MiB to 1 GiB that never happens at
-  four of the eight (trace, budget) points, whose misses and byte miss ratios are equal;
-  at the other four, hits agree request for request up to the first request for a
-  deferred item (``tests/test_budget_queues.py``).  Protected's share is M − P here and
-  ``floor(4M/5)`` there, one unit less when M is not a multiple of 5, a unit that
-  sizes made of 512-byte blocks never meet exactly on that trace.
+Paging runs equal libCacheSim's request for request: on Zipf traces from K = 100
+(``tests/test_paging_oracles_more.py``), on its CloudPhysics trace with unit sizes at
+K = 100, 1000 and 5000 (``tests/test_cloud_physics_unit.py``) and with budgets of
+128 MiB to 1 GiB (``tests/test_budget_queues.py``).  Where libCacheSim differs: for
+c < 100 its window has size 0 and it caches nothing (c < 5 aborts); here the window holds
+at least one item and probation at least one when M >= 1.  With M = 0 (K = 1) the
+window's victim is always evicted.
 
 Hooks: ``admit`` notes the arrival's weight and refuses one heavier than W; ``victim``
 runs the loop above (moving items, updating the sketch) and names the victim; when it
 admitted w it already took m out of main, and the following ``on_evict`` only
-acknowledges it.  Hits and insertions are O(1) plus 10 sketch cells (deferrals aside:
-each item is deferred at most once); aging costs O(sketch) every 32·M main hits.
+acknowledges it; ``delete`` names the deferred items in paging mode.  Hits and insertions
+are O(1) plus 10 sketch cells (deferrals aside: each item is deferred at most once);
+aging costs O(sketch) every 32·M main hits.
 """
 
 import numpy as np
@@ -90,8 +83,9 @@ AGING = 32  # halve the sketch every AGING * M main hits
 #   rows 0 .. S-1          cached slots (list 1 = window, 2 = probation, 3 = protected,
 #                          4 = deferred)
 #   rows S .. S+3          sentinels of the window, probation, protected and deferred
-#   last three rows        counters (below); table[-3, lst] is the weight of list lst
+#   last four rows         counters (below); table[-3, lst] is the weight of list lst
 _PREV, _NEXT, _LIST, _KEY, _WT = 0, 1, 2, 3, 4
+_PAGING = (-4, 0)  # 1 in paging mode: deferred items leave through delete
 _DONE, _N_W, _N_P, _N_Q, _N_D = (-3, 0), (-3, 1), (-3, 2), (-3, 3), (-3, 4)
 _CAP_W, _CAP_M, _CAP_P, _CAP_Q, _BYTES = (-2, 0), (-2, 1), (-2, 2), (-2, 3), (-2, 4)
 _HITS, _PERIOD, _K, _WEIGHT, _DEFERRALS = (-1, 0), (-1, 1), (-1, 2), (-1, 3), (-1, 4)
@@ -103,40 +97,48 @@ def _check(params):
     return None
 
 
-def sizes(capacity, window_ratio=0.01):
-    """(window, probation, protected) shares of a cache of size ``capacity``.
+def sizes(capacity, window_ratio=0.01, paging=False):
+    """(window, probation, protected) shares of a cache of size ``capacity``; ``paging``:
+    protected's share as libCacheSim truncates it.
 
     Examples
     --------
     >>> sizes(1000), sizes(100), sizes(1), sizes(128 << 20)
     ((10, 198, 792), (1, 19, 80), (1, 0, 0), (1342177, 26575110, 106300441))
+    >>> sizes(100, paging=True), sizes(1000, paging=True)
+    ((1, 19, 79), (10, 198, 792))
     """
     window = max(1, int(capacity * window_ratio))
     main = capacity - window
     probation = max(1, int(1.0 / 5 * main)) if main else 0
-    return window, probation, main - probation
+    return window, probation, int(4.0 / 5 * main) if paging else main - probation
 
 
 def _init(ctx):
     k = ctx.slots
     sized = ctx.budget is not None
-    window, probation, protected = sizes(ctx.budget if sized else ctx.capacity,
-                                         ctx.params["window_ratio"])
-    main = probation + protected
-    table = np.zeros((k + 7, 5), np.int64)
+    paging = ctx.mode == "paging"
+    c = ctx.budget if sized else ctx.capacity
+    window, probation, protected = sizes(c, ctx.params["window_ratio"], paging)
+    main = c - window
+    table = np.zeros((k + 8, 5), np.int64)
     for head in range(k, k + 4):
         table[head, _PREV] = table[head, _NEXT] = head
     table[_DONE] = -1
     table[_CAP_W], table[_CAP_M], table[_CAP_P], table[_CAP_Q] = window, main, probation, \
         protected
     table[_PERIOD] = AGING * main
-    table[_K], table[_BYTES], table[_WEIGHT] = k, sized, 1
-    counters, cells = count_min.build(np.arange(1, ctx.n_keys + 1, dtype=np.uint64), main)
+    table[_K], table[_BYTES], table[_WEIGHT], table[_PAGING] = k, sized, 1, paging
+    ids = ctx.object_ids
+    if ids is None or len(ids) < ctx.n_keys:  # no ids of its own (or an empty trace)
+        ids = np.arange(1, ctx.n_keys + 1, dtype=np.uint64)
+    counters, cells = count_min.build(np.asarray(ids).astype(np.uint64), main)
     return (table, counters, cells)
 
 
 def deferrals(state):
-    """How many items this run's policy has deferred so far (a statistic for tests)."""
+    """How many items this run's policy has deferred so far (in paging mode: dropped);
+    a statistic for tests."""
     return int(state[0][_DEFERRALS])
 
 
@@ -297,6 +299,14 @@ def _victim(state, t, key, x, cache):
 
 
 @njit
+def _delete(state, t, cache):
+    table = state[0]
+    if table[_PAGING] and table[_N_D] > 0:  # paging: a deferred item leaves now
+        return table[table[_K] + 3, _NEXT]
+    return -1
+
+
+@njit
 def _on_evict(state, slot, key, t):
     table = state[0]
     if table[_DONE] == slot:
@@ -309,5 +319,5 @@ def _on_evict(state, slot, key, t):
 POLICY = Policy(name="tinylfu",
                 summary="a window LRU takes what fits it; a count-min sketch admits into main SLRU",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
-                admit=_admit, on_insert=_on_insert, on_evict=_on_evict, params=PARAMS,
-                check_params=_check)
+                admit=_admit, on_insert=_on_insert, on_evict=_on_evict, delete=_delete,
+                params=PARAMS, check_params=_check)

@@ -1,0 +1,85 @@
+"""A run's slot cache: what its ``counts`` array holds, and how items leave it.
+
+The functions are bodies for :mod:`simulator.engine_fast`, which compiles a copy of each
+per policy with the policy's hooks (``_on_evict``, ``_victim``, ``_delete``) and its
+``_SIZED`` bound in, as it does its step functions; they are never called as they are
+here.
+"""
+
+# What the ``counts`` array of a run holds: the number of cached items, the count limit,
+# the height of the free-slot stack, and the high-water mark (slots at or above it were
+# never used, so retrieval scans below it only).  A paging run keeps its tallies in place
+# of the last.  Then the sizes (docs/model.md §1.8): the total size cached, the budget, the
+# largest total held, the arrivals too large to admit, the sizes requested and hit (paging),
+# the evictions logged so far (semantic) and the size of the item arriving now.
+SIZE, CAPACITY, FREE, HIGH_WATER = range(4)
+HITS, ADMISSIONS, EVICTIONS = 3, 4, 5
+OCCUPIED, BUDGET, MAX_OCCUPANCY, TOO_LARGE, REQUESTED_SIZE, HIT_SIZE, LOGGED, ARRIVING = \
+    range(6, 14)
+COUNTS = 14
+# Whether the copy tracks sizes and a budget: set per copy (engine_fast's ``_SIZED``).
+_SIZED = False
+
+
+def remove_slot(s, t, state, slot_key, key_slot, counts, slot_size):
+    """Shared by eviction and deletion: empty slot ``s`` and tell the policy.
+
+    The caller either refills the slot at once (the last eviction for an admission: the
+    same slot a LIFO free stack would hand out next) or pushes it on the free stack.
+    """
+    key = slot_key[s]
+    _on_evict(state, s, key, t)  # noqa: F821  (bound per policy, as in engine_fast)
+    key_slot[key] = -1
+    slot_key[s] = -1
+    counts[SIZE] -= 1
+    if _SIZED:
+        counts[OCCUPIED] -= slot_size[s]
+    return key
+
+
+
+
+def drop_deleted(t, state, cache, key_slot, free, slot_size, occupied):
+    """After paging request t (a hit, or an admission), remove every slot the policy's
+    ``delete`` names, until it names none (W-TinyLFU: what libCacheSim evicts during a
+    hit); returns the total size cached, which the caller keeps in a register."""
+    slot_key, counts = cache[0], cache[3]
+    d = _delete(state, t, cache)  # noqa: F821
+    if d < 0:
+        return occupied
+    if _SIZED:
+        counts[OCCUPIED] = occupied  # remove_slot counts each dropped size out
+    while d >= 0:
+        if d >= slot_key.shape[0] or slot_key[d] < 0:
+            raise RuntimeError("policy chose to delete a slot that is not occupied")
+        remove_slot(d, t, state, slot_key, key_slot, counts, slot_size)
+        free[counts[FREE]] = d
+        counts[FREE] += 1
+        counts[EVICTIONS] += 1
+        d = _delete(state, t, cache)  # noqa: F821
+    return counts[OCCUPIED] if _SIZED else occupied
+
+
+
+
+def evict_more(v, t, key, x, state, cache, key_slot, free, slot_size):
+    """A sized arrival that one victim ``v`` did not make room for: ``v``'s slot is
+    emptied and freed, and victims follow until the arrival fits; returns the slot the
+    arrival takes (the last victim's)."""
+    slot_key, counts = cache[0], cache[3]
+    size = counts[ARRIVING]
+    slot_key[v] = -1  # v was left for a refill: now it is only emptied
+    counts[SIZE] -= 1
+    while True:
+        free[counts[FREE]] = v
+        counts[FREE] += 1
+        v = _victim(state, t, key, x, cache)  # noqa: F821
+        if v < 0 or v >= slot_key.shape[0] or slot_key[v] < 0:
+            raise RuntimeError("policy chose a victim slot that is not occupied")
+        remove_slot(v, t, state, slot_key, key_slot, counts, slot_size)
+        counts[EVICTIONS] += 1
+        if counts[OCCUPIED] + size <= counts[BUDGET]:
+            # remove_slot counted v out; the caller refills it as a victim's slot, so it is
+            # counted back in
+            counts[SIZE] += 1
+            return v
