@@ -252,13 +252,16 @@ class SolarA(Naive):
 class Lfu(Naive):
     """Fewest retrievals since admission goes.  Ties: ``tie="admission"`` the oldest
     admission; ``tie="bucket"`` the item that reached its current count earliest (within
-    one R_t the worst match reaches it first: R_t is reported worst match first)."""
+    one R_t the worst match reaches it first: R_t is reported worst match first);
+    ``tie="auto"`` the first in semantic mode, the second in paging mode."""
 
-    defaults = {"tie": "admission"}
+    defaults = {"tie": "auto"}
 
     def __init__(self, ctx):
         super().__init__(ctx)
-        assert self.p["tie"] in ("admission", "bucket")
+        assert self.p["tie"] in ("auto", "admission", "bucket")
+        if self.p["tie"] == "auto":
+            self.p = dict(self.p, tie="bucket" if ctx.mode == "paging" else "admission")
         self.count = {}
         self.reached = {}  # when the current count was reached: (step, phase, -rank)
         self.adm = {}

@@ -2,9 +2,9 @@
 ``libcachesim`` package: equal miss counts at K = 100, 1000 and 5000.
 
 libCacheSim reads the ``oracleGeneral`` file with its sizes ignored, so its W-TinyLFU
-sketch hashes the file's object ids, as ours does.  LFU runs with ``tie="bucket"``,
-libCacheSim's rule (each count a FIFO list); the default tie (oldest admission) breaks
-some ties otherwise, and on this trace that changes one hit at K = 1000.  At K = 100 the
+sketch hashes the file's object ids, as ours does.  LFU runs with its default tie, which in
+paging mode is libCacheSim's rule (``tie="bucket"``: each count a FIFO list); the semantic
+mode's rule, the oldest admission, would change one hit at K = 1000 on this trace.  At K = 100 the
 main cache (99) is not a multiple of 5, so libCacheSim's SLRU segments (19 + 79) leave a
 slot to neither and it evicts during hits: there the runs are compared request for
 request.
@@ -20,7 +20,7 @@ from simulator.runner import run
 libcachesim = pytest.importorskip("libcachesim")
 pytestmark = NEEDED
 CAPACITIES = (100, 1000, 5000)
-OURS = {"lfu": ("LFU", {"tie": "bucket"}), "tinylfu": ("WTinyLFU", {})}
+OURS = {"lfu": ("LFU", {}), "tinylfu": ("WTinyLFU", {})}
 
 
 @pytest.fixture(scope="module")

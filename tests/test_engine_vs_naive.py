@@ -31,7 +31,7 @@ COUNTERS = ("scored_steps", "hits", "hit_rate", "mean_precision", "mean_quality"
 # Parameter values worth trying (an omitted parameter keeps its default; None is not
 # passed explicitly: params.resolve accepts only the string "none" for it).
 PARAM_VALUES = {
-    "tie": ["admission", "bucket"],
+    "tie": ["auto", "admission", "bucket"],
     "alpha": [0.0, 0.1, 0.5, 1.0],
     "tau0": [0.0, 0.5, 3.0],
     "tau": [0.5, 2.0],

@@ -4,11 +4,11 @@ libCacheSim 0.3.5 (C, reading an ``oracleGeneral`` trace file) is the oracle for
 LFU, ARC and Belady: hit counts must be equal, not close.  cachetools (pure Python) is a
 second oracle for FIFO, LRU and LFU.
 
-LFU's tie-break: among equally frequent items our default evicts the oldest admission
-(docs/model.md §2.1), while libCacheSim and cachetools both evict the item that reached its count
-earliest (each count is a FIFO list).  ``tie="bucket"`` selects their rule; the oracle
-comparisons use it, and :func:`test_lfu_tie_rules_differ_only_in_the_tie` pins a trace on
-which the two rules part.
+LFU's tie-break: among equally frequent items libCacheSim and cachetools both evict the
+item that reached its count earliest (each count is a FIFO list), ``tie="bucket"``, which
+is our default in paging mode (``tie="auto"``; semantic runs evict the oldest admission,
+docs/model.md §2.1).  The oracle comparisons run the default, and
+:func:`test_lfu_tie_rules_differ_only_in_the_tie` pins a trace on which the two rules part.
 """
 
 import numpy as np
@@ -25,7 +25,6 @@ cachetools = pytest.importorskip("cachetools")
 POLICIES = ("fifo", "lru", "lfu", "arc", "belady")
 LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady": "Belady"}
 CACHETOOLS = {"fifo": "FIFOCache", "lru": "LRUCache", "lfu": "LFUCache"}
-PARAMS = {"lfu": {"tie": "bucket"}}  # libCacheSim's and cachetools' LFU tie-break
 
 # (steps, objects, alpha, seed, capacity)
 HEADLINE = (1_000_000, 100_000, 0.9, 0, 1000)
@@ -58,8 +57,7 @@ def cachetools_hits(requests, policy, capacity):
 
 
 def our_hits(requests, policy, capacity):
-    result = run(PagingTrace.from_requests(requests), policy, capacity=capacity,
-                 params=PARAMS.get(policy))
+    result = run(PagingTrace.from_requests(requests), policy, capacity=capacity)
     return int(result.hit.sum())
 
 
@@ -116,8 +114,9 @@ def test_lfu_tie_rules_differ_only_in_the_tie(tmp_path):
     path = tmp_path / "tie.oracleGeneral"
     write_oracle_general(requests, path)
     trace = PagingTrace.from_requests(requests)
-    by_admission = run(trace, "lfu", capacity=2).hit.tolist()
+    by_admission = run(trace, "lfu", capacity=2, params={"tie": "admission"}).hit.tolist()
     by_bucket = run(trace, "lfu", capacity=2, params={"tie": "bucket"}).hit.tolist()
+    assert run(trace, "lfu", capacity=2).hit.tolist() == by_bucket  # paging's default
     assert by_admission == [0, 0, 1, 1, 0, 0]
     assert by_bucket == [0, 0, 1, 1, 0, 1]
     assert sum(by_bucket) == libcachesim_hits(path, "lfu", 2, requests.size)

@@ -73,7 +73,7 @@ def test_ignore_sizes_and_npz_round_trip(tmp_path):
 
 libcachesim = pytest.importorskip("libcachesim")
 # libCacheSim's class for each policy we share with it, and our parameters that match it
-SHARED = {"fifo": ("FIFO", {}), "lru": ("LRU", {}), "lfu": ("LFU", {"tie": "bucket"}),
+SHARED = {"fifo": ("FIFO", {}), "lru": ("LRU", {}), "lfu": ("LFU", {}),
           "arc": ("ARC", {}), "sieve": ("Sieve", {}), "s3fifo": ("S3FIFO", {}),
           "twoq": ("TwoQ", {}), "tinylfu": ("WTinyLFU", {})}
 

@@ -6,7 +6,11 @@ re-arrival of a cached item (``item_keys``) is not a retrieval and changes nothi
 
 Ties between equally frequent items are broken by the ``tie`` parameter:
 
-``"admission"`` (default, docs/model.md §2.1)
+``"auto"`` (default, docs/model.md §2.1)
+    ``"admission"`` in semantic mode, the rule of the SOLAR paper's reproductions, and
+    ``"bucket"`` in paging mode, the classical LFU that libCacheSim and cachetools
+    implement.
+``"admission"``
     the oldest admission goes first (smallest ``slot_adm``; admission times are unique, so
     the model's second tie-break, the smaller key, never decides).
 ``"bucket"``
@@ -16,9 +20,9 @@ Ties between equally frequent items are broken by the ``tie`` parameter:
     differ only when a tie involves an item that was hit: admission order ranks it by when
     it entered the cache, libCacheSim by when it was last hit (requests A B B A C A with
     capacity 2 evict A at C by admission, B by bucket).  cachetools' ``LFUCache`` uses the
-    same rule.  Paging cross-checks use ``tie="bucket"`` and then equal libCacheSim 0.3.5
-    hit for hit (``tests/test_paging_oracles.py``; on its CloudPhysics trace at K = 100,
-    1000 and 5000, ``tests/test_cloud_physics_unit.py``, where the default differs by one
+    same rule.  Paging runs (``"auto"`` there) equal libCacheSim 0.3.5 hit for hit
+    (``tests/test_paging_oracles.py``; on its CloudPhysics trace at K = 100, 1000 and
+    5000, ``tests/test_cloud_physics_unit.py``, where ``"admission"`` would differ by one
     hit at K = 1000).
 
 State is a min segment tree over slots keyed on (count, tie order): O(log K) per hit and
@@ -30,7 +34,7 @@ import numpy as np
 from simulator.config import njit
 from simulator.policies.base import Policy
 
-TIES = ("admission", "bucket")
+TIES = ("auto", "admission", "bucket")
 _NEVER = np.iinfo(np.int64).max
 
 
@@ -51,8 +55,11 @@ def _init(ctx):
     tree[size:, 2] = np.arange(size)
     for i in range(size - 1, 0, -1):
         tree[i] = tree[2 * i]
+    tie = ctx.params["tie"]
+    if tie == "auto":
+        tie = "bucket" if ctx.mode == "paging" else "admission"
     # meta = [tie code (0 admission, 1 bucket), event counter]
-    meta = np.array([TIES.index(ctx.params["tie"]), 0], np.int64)
+    meta = np.array([int(tie == "bucket"), 0], np.int64)
     return (tree, meta)
 
 
@@ -106,4 +113,4 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="lfu", summary="always admit; evict the least frequently retrieved item",
                 init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
-                on_evict=_on_evict, params={"tie": "admission"}, check_params=_check)
+                on_evict=_on_evict, params={"tie": "auto"}, check_params=_check)
