@@ -33,10 +33,10 @@ import types
 import numpy as np
 
 from simulator import kernel_cache
-from simulator.cache_slots import (  # noqa: F401  (the layout's names are read from here too)
-    ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS,
-    LOGGED, MAX_OCCUPANCY, OCCUPIED, REQUESTED_SIZE, SIZE, TOO_LARGE, drop_deleted, evict_more,
-    remove_slot)
+from simulator.cache_slots import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, EVICTIONS, FREE,
+                                   HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY, OCCUPIED,
+                                   REQUESTED_SIZE, SIZE, TOO_LARGE, drop_deleted, evict_more,
+                                   remove_slot)
 from simulator.config import njit
 from simulator.fast_index import at
 from simulator.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of, retrieve,

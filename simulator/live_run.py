@@ -28,9 +28,10 @@ import numba
 import numpy as np
 
 from simulator import engine_fast, memory_estimate, policies
-from simulator.engine_fast import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS,
+from simulator.cache_slots import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS,
                                    FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY,
-                                   REQUESTED_SIZE, RETRIEVE, SIZE, TOO_LARGE, WHOLE)
+                                   REQUESTED_SIZE, SIZE, TOO_LARGE)
+from simulator.engine_fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
 from simulator.run_options import (DEFAULT_CAPACITY, NO_BUDGET, budget_value,
                                    check_options)

@@ -21,7 +21,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, p
                                  rule)
 
 from simulator import policies
-from simulator.engine_fast import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
+from simulator.cache_slots import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
 from simulator.kernels import normalize_rows
 from simulator.policies.base import Context
 from simulator.run_options import NO_BUDGET

@@ -29,7 +29,7 @@ With unit sizes the two are the same run.  The size of an item is recorded by th
 import numpy as np
 
 from simulator.config import njit
-from simulator.engine_fast import ARRIVING
+from simulator.cache_slots import ARRIVING
 from simulator.kernels import similarities
 from simulator.policies.parts import regret_gate
 from simulator.policies.base import Policy, Traits
