@@ -142,17 +142,6 @@ def deferrals(state):
     return int(state[0][_DEFERRALS])
 
 
-def deferred_keys(state):
-    """The keys of the items deferred now and still cached, oldest first."""
-    table = state[0]
-    head = table[_K] + 3
-    keys, i = [], table[head, _NEXT]
-    while i != head:
-        keys.append(int(table[i, _KEY]))
-        i = table[i, _NEXT]
-    return keys
-
-
 @njit
 def _push_recent(table, lst, i):
     push_back(table, table[_K] + lst - 1, i, lst)
