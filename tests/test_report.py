@@ -23,24 +23,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "docs" / "report"
 
 
-def _quick(folder):
+@pytest.fixture(scope="module")
+def quick_report(tmp_path_factory):
+    """A quick report as a user without data makes it."""
+    folder = tmp_path_factory.mktemp("report") / "out"
     assert main(["reproduce", "all", "--quick", "--report", str(folder)]) == 0
     with open(folder / "report.json", encoding="utf-8") as fh:
         manifest = json.load(fh)
     return folder, manifest, (folder / "index.md").read_text(encoding="utf-8")
-
-
-@pytest.fixture(scope="module")
-def quick_report(tmp_path_factory):
-    """A quick report as a user without data makes it."""
-    return _quick(tmp_path_factory.mktemp("report") / "out")
-
-
-@pytest.fixture(scope="module")
-def quick_report_with_data(tmp_path_factory):
-    """A quick report with the data the committed one was made with (tests that use it
-    declare that data)."""
-    return _quick(tmp_path_factory.mktemp("report-data") / "out")
 
 
 def test_index_lists_every_figure_and_each_png_is_written(quick_report):
@@ -166,11 +156,12 @@ def _labels(figure):
     return [[s["label"].split(": slope")[0] for s in p["series"]] for p in figure["panels"]]
 
 
-def _readme_figures_match(quick_report, with_data):
+def test_readme_figures_are_what_the_command_makes(quick_report):
     """The README's figures are the committed report's, and each shows what the command
     draws now: the same command (up to --quick), seeds, titles, axes and series.  Without
-    the authors' traces (``with_data`` False) a fresh report draws no ``(authors)``
-    series, so the committed figure's are left out of the comparison."""
+    the authors' traces (this test declares no data) a fresh report draws no
+    ``(authors)`` series, so the committed figure's are left out here; the next test
+    draws them with the traces."""
     names = _readme_figures()
     assert len(names) == 3
     _, manifest, _ = quick_report
@@ -192,20 +183,31 @@ def _readme_figures_match(quick_report, with_data):
         for key in ("title", "paper_figure", "xlabel", "ylabel"):
             assert ours[key] == fresh[key], (name, key)
         assert [p["title"] for p in ours["panels"]] == [p["title"] for p in fresh["panels"]]
-        committed = _labels(ours)
-        if not with_data:
-            committed = [[s for s in p if not s.endswith("(authors)")] for p in committed]
+        committed = [[s for s in p if not s.endswith("(authors)")] for p in _labels(ours)]
         assert committed == _labels(fresh), name
         assert mode in ours["source"]["command"]
 
 
-def test_readme_figures_are_what_the_command_makes(quick_report):
-    _readme_figures_match(quick_report, with_data=False)
-
-
 @pytest.mark.data("solar-synthetic")
-def test_readme_figures_with_the_data_are_what_the_command_makes(quick_report_with_data):
-    _readme_figures_match(quick_report_with_data, with_data=True)
+def test_readme_figures_drawn_from_the_authors_traces_show_their_series(tmp_path):
+    """With the authors' traces, a fresh quick run of the table behind each README figure
+    that shows ``(authors)`` series draws the committed figure's series, all of them."""
+    from simulator.experiments import report_figures
+    from simulator.experiments.reproduce import reproduce
+
+    makers = {name: make for name, make, _ in report_figures.specs(quick=True)}
+    checked = []
+    for name in _readme_figures():
+        with open(COMMITTED / "figures" / f"{name}.json", encoding="utf-8") as fh:
+            ours = json.load(fh)
+        if not any(s.endswith("(authors)") for panel in _labels(ours) for s in panel):
+            continue
+        table = ours["source"]["name"]
+        assert ours["source"]["kind"] == "table", name
+        doc, _ = reproduce(table, quick=True, out_dir=str(tmp_path / table))
+        assert _labels(ours) == _labels(makers[name]({table: doc}, {})), name
+        checked.append(name)
+    assert checked == ["phase-transition-gap"]
 
 
 def test_a_new_report_replaces_a_previous_one(tmp_path, monkeypatch):
