@@ -10,8 +10,11 @@
 The fast engine calls it once with every phase over the whole trace; the SimPy engine
 (:mod:`simulator.engine_simpy`) calls it for one step and one phase at a time from its
 events, so feedback can come late.  (One compiled function per phase was tried: the call
-boundaries in the loop cost the fast engine about 15%.)  :func:`_paging_steps` is the same
-for paging requests.
+boundaries in the loop cost the fast engine about 15%.  A second copy compiled with the
+phases fixed, so that their tests leave the loop, ran within 2% of this one and took a
+third of each policy's compile time.)  :func:`_paging_steps` is the same for paging
+requests; there :func:`_paging_whole`, the copy with the phases fixed, is kept: a paging
+loop is a few instructions a request, and the tests in it cost FIFO and LRU 7-11%.
 
 For each policy, :func:`steps_for` makes copies of these functions whose global hook
 names (``_on_hit``, ``_victim`` …) are bound to that policy's compiled hooks, so numba
@@ -278,15 +281,10 @@ def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm,
         counts[HIT_SIZE] += hit_size
 
 
-def _whole(run):
-    """Every step of a semantic run, whole: :func:`_steps` with its phases known when it is
-    compiled, so the phase tests leave the loop (the fast engine's entry)."""
-    _steps(run, 0, run.queries.shape[0], WHOLE)  # noqa: F821  (the policy's copy)
-
-
 def _paging_whole(run):
-    """Every request the run's arrays hold, whole (see :func:`_whole`): the whole trace,
-    or a streamed run's chunk (requests ``run.base ..``)."""
+    """Every request the run's arrays hold, whole: :func:`_paging_steps` with its phases
+    known when it is compiled, so the phase tests leave the loop; the whole trace, or a
+    streamed run's chunk (requests ``run.base ..``)."""
     _paging_steps(run, run.base, run.base + run.requests.shape[0],  # noqa: F821
                   WHOLE)
 
@@ -322,7 +320,7 @@ def _compile(policy, sized: bool = False) -> dict:
             env["_" + hook] = getattr(policy, hook)
         suffix = kernel_cache.suffix(policy, hooks) + ("_sized" if sized else "")
         for body in (remove_slot, evict_more, drop_deleted, _steps, _paging_kernel,
-                     _paging_steps, _whole, _paging_whole, *((_own_paging,) if own else ())):
+                     _paging_steps, _paging_whole, *((_own_paging,) if own else ())):
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
             fn.__qualname__ = fn.__name__
             # the only disk-cached functions that call into other files: the salt covers them
@@ -341,10 +339,12 @@ def steps_for(policy, mode: str = "semantic", sized: bool = False):
     return _compile(policy, sized)["_steps" if mode == "semantic" else "_paging_steps"]
 
 
-def whole_run_for(policy, mode: str = "semantic", sized: bool = False):
-    """``policy``'s compiled whole-run function: ``fn(run)`` runs every step, whole (what
-    :meth:`LiveRun.run_all <simulator.live_run.LiveRun.run_all>` calls)."""
-    return _compile(policy, sized)["_whole" if mode == "semantic" else "_paging_whole"]
+def paging_whole_for(policy, sized: bool = False):
+    """``policy``'s compiled whole paging run: ``fn(run)`` runs every request of a paging
+    run's arrays, whole (what :meth:`LiveRun.run_all <simulator.live_run.LiveRun.run_all>`
+    and :meth:`LiveRun.feed <simulator.live_run.LiveRun.feed>` call; a semantic run's is
+    its step function over every step)."""
+    return _compile(policy, sized)["_paging_whole"]
 
 
 def own_paging_loop(policy):
@@ -356,7 +356,9 @@ def own_paging_loop(policy):
 def loaded_from_disk(policy, mode: str, sized: bool = False) -> bool:
     """Whether the compiled functions this process ran for ``policy`` in ``mode`` came from
     numba's on-disk cache rather than a compilation here."""
-    loops = [steps_for(policy, mode, sized), whole_run_for(policy, mode, sized)]
+    loops = [steps_for(policy, mode, sized)]
+    if mode == "paging":
+        loops.append(paging_whole_for(policy, sized))
     if mode == "paging" and policy.paging_loop is not None and not sized:
         loops.append(own_paging_loop(policy))
     return any(sum(loop.stats.cache_hits.values()) > 0 for loop in loops)

@@ -223,8 +223,8 @@ class LiveRun:
         """
         loop = (engine_fast.own_paging_loop(self.policy)
                 if self.mode == "paging" and not self.sized else None)
-        if loop is None and self.before_retrieve is None:
-            whole = engine_fast.whole_run_for(self.policy, self.mode, self.sized)
+        if loop is None and self.mode == "paging":
+            whole = engine_fast.paging_whole_for(self.policy, self.sized)
             whole.compile((numba.typeof(self.arrays),))  # outside the timing
             t0 = time.perf_counter()
             whole(self.arrays)
@@ -271,7 +271,7 @@ class LiveRun:
             raise InputError("sizes other than 1 need a run made for sizes: give its trace "
                              "sized=True or a budget", "sizes")
         hit = np.zeros(n, np.int8)
-        whole = engine_fast.whole_run_for(self.policy, "paging", self.sized)
+        whole = engine_fast.paging_whole_for(self.policy, self.sized)
         whole(self._paging_bundle(requests, sizes, hit, self._fed))
         self._fed += n
         return hit
