@@ -13,6 +13,7 @@ why (``{"figure", "missing"}``).
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 
@@ -53,8 +54,8 @@ def _table_series(doc: dict, rows=None, numeric: bool = True, paper: bool = True
         cols = [c for c in doc["columns"] if c in row]
         x = [_num(c) for c in cols] if numeric else cols
         label = row["policy"] + ("" if row["source"] == "generator" else f" ({row['source']})")
-        out.append({"label": label, "x": x, "y": [row[c]["mean"] for c in cols],
-                    "yerr": [row[c]["std"] for c in cols],
+        out.append({"label": label, "key": row["policy"], "x": x,
+                    "y": [row[c]["mean"] for c in cols], "yerr": [row[c]["std"] for c in cols],
                     "style": "solid" if row["source"] == "generator" else "dashed"})
         printed = [c for c in cols if row[c].get("paper") is not None]
         if paper and printed and row["source"] == "generator":
@@ -139,11 +140,14 @@ def _regret(tables, claims, quick):
             key = (c["policy"], json.dumps(c["params"], sort_keys=True))
             if key not in {(s["policy"], s["params"]) for s in curves}:
                 curves.append({**c, "params": key[1]})
-        for name in ("stylized", "stylized_restart", "stylized_guard"):
-            stylized += [{**c, "params": f"K={c['K']}"} for c in m.get(name, [])]
+        for name in ("algorithm2", "oracle", "device"):  # thm5.6's fixed pools
+            live = [c for c in m.get(name, []) if not c["zero"]]
+            stylized += [{**c, "params": f"K={c['K']}"} for c in live
+                         if c["K"] in (live[0]["K"], live[-1]["K"])]
     panels = [{"title": "semantic traces (Definition 2.3)", "series": _series(curves)}]
     if stylized:
-        panels.append({"title": "the paper's stylized model", "series": _series(stylized)})
+        panels.append({"title": "the stylized model, each policy against the best schedule "
+                                "of its class", "series": _series(stylized)})
     return {"title": "Eviction regret against T (log-log; the legend gives each fitted "
                      "slope and its 95% CI: 1 = linear, 0.5 = √T)",
             "paper_figure": None, "source": _claim_source(ids, quick), "xlabel": "horizon T",
@@ -151,11 +155,22 @@ def _regret(tables, claims, quick):
             "panels": panels}
 
 
+LINES = {"solid": "-", "dashed": "--", "dotted": ":", "dashdot": "-."}
+
+
 def _series(curves: list) -> list:
-    return [{"label": f"{c['policy']}{'' if c['params'] == 'null' else ' ' + c['params']}: "
-                      f"slope {c['slope']:.2f} [{c['ci'][0]:.2f}, {c['ci'][1]:.2f}]",
-             "x": c["horizons"], "y": c["mean_regret"], "style": "solid",
-             "slope": c["slope"], "ci": c["ci"]} for c in curves]
+    """One series per curve; a policy keeps its colour, its next curves are dashed, dotted,
+    dash-dotted."""
+    seen = {}
+    out = []
+    for c in curves:
+        seen[c["policy"]] = seen.get(c["policy"], -1) + 1
+        out.append({"label": f"{c['policy']}{'' if c['params'] == 'null' else ' ' + c['params']}"
+                             f": slope {c['slope']:.2f} [{c['ci'][0]:.2f}, {c['ci'][1]:.2f}]",
+                    "x": c["horizons"], "y": c["mean_regret"], "key": c["policy"],
+                    "style": list(LINES)[seen[c["policy"]] % len(LINES)],
+                    "slope": c["slope"], "ci": c["ci"]})
+    return out
 
 
 def _ratio(tables, claims, quick):
@@ -248,15 +263,18 @@ def draw(data: dict, path: str) -> None:
     n = len(panels)
     cols = min(n, 2)
     rows = (n + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(7 if cols == 1 else 11, 4 * rows),
-                             squeeze=False)
+    legend_rows = max(math.ceil(len(p["series"]) / _legend_columns(p)) for p in panels)
+    # the legends sit below the axes: room for them, so the plot keeps its height
+    fig, axes = plt.subplots(rows, cols, squeeze=False,
+                             figsize=(7 if cols == 1 else 11, (4 + 0.13 * legend_rows) * rows))
     for ax, panel in zip(axes.flat, panels):
         _panel(ax, panel, data)
     for ax in list(axes.flat)[n:]:
         ax.set_visible(False)
     fig.suptitle(data["title"], fontsize=9)
     fig.tight_layout()
-    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
+    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100,
+                                                   bbox_inches="tight"))
     plt.close(fig)
 
 
@@ -273,26 +291,53 @@ def _panel(ax, panel: dict, data: dict) -> None:
         ax.set_xticks(range(len(panel["series"])), [s["label"] for s in panel["series"]],
                       rotation=40, fontsize=7)
     else:
-        colors = {}
+        colors, cycle = {}, iter(matplotlib_colors())
+        for s in panel["series"]:  # one colour per key (a policy), its paper markers too
+            if s.get("style") != "paper":
+                key = s.get("key", s["label"])
+                colors[s["label"]] = colors[key] = colors.get(key) or next(cycle)
         for s in panel["series"]:
             y = [_drawable(v) for v in s["y"]]
             if s.get("style") == "paper":
                 owner = s["label"].rsplit(" (paper)", 1)[0]
                 ax.plot(s["x"], y, "x", ms=7, color=colors.get(owner), label=s["label"])
                 continue
+            key = s.get("key", s["label"])
             err = s.get("yerr")
             err = None if err is None else [0 if v is None else v for v in err]
-            line = ax.errorbar(s["x"], y, yerr=err, marker="o", ms=3, capsize=2,
-                               ls="--" if s.get("style") == "dashed" else "-",
-                               label=s["label"])
-            colors[s["label"]] = line[0].get_color()
+            ax.errorbar(s["x"], y, yerr=err, marker="o", ms=3, capsize=2, color=colors[key],
+                        ls=LINES.get(s.get("style"), "-"), label=s["label"])
         ax.set_xscale(data.get("xscale", "linear"))
         ax.set_yscale(data.get("yscale", "linear"))
+        if data.get("xscale") == "log":  # ticks at the measured x, no crowded minor labels
+            _log_ticks(ax, sorted({x for s in panel["series"] for x in s["x"]}))
         ax.set_xlabel(data["xlabel"], fontsize=8)
     if data.get("hline") is not None:
         ax.axhline(data["hline"], color="grey", lw=0.8, ls=":")
     ax.set_ylabel(data["ylabel"], fontsize=8)
     if panel["title"]:
         ax.set_title(panel["title"], fontsize=8)
-    if panel.get("kind") != "bar":  # bars are named on the axis
-        ax.legend(fontsize=6, ncol=2)
+    if panel.get("kind") != "bar":  # bars are named on the axis; the legend sits below
+        ax.legend(fontsize=6, ncol=_legend_columns(panel), loc="upper center",
+                  bbox_to_anchor=(0.5, -0.16), frameon=False)
+
+
+def _legend_columns(panel: dict) -> int:
+    return 3 if len(panel["series"]) > 12 else 2
+
+
+def matplotlib_colors() -> list:
+    """matplotlib's default colour cycle, repeated: one colour per policy in a panel."""
+    import matplotlib.pyplot as plt
+
+    return plt.rcParams["axes.prop_cycle"].by_key()["color"] * 4
+
+
+def _log_ticks(ax, xs: list) -> None:
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+    ax.xaxis.set_major_locator(FixedLocator(xs))
+    ax.xaxis.set_major_formatter(lambda x, _: f"{x:g}")
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.tick_params(axis="x", labelsize=7)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from simulator.experiments.report_figures import command
-from theory.claims.base import parts_line
+from theory.claims import table
 
 VERDICTS = ("match", "differs", "not comparable")
 AUTHOR_SEEDS = "42, 1337, 2024"
@@ -180,24 +180,8 @@ def _temporal(section: dict) -> list:
 def _claims(manifest: dict) -> list:
     lines = ["## Claims", "",
              "Each claim check's seeds and grid are in its conditions "
-             "(`semcache claims --json`).", "",
-             "| claim | statement | verdict | evidence | command |", "|---|---|---|---|---|"]
-    for c in manifest["claims"]:
-        lines.append(f"| `{c['id']}` | {_cell(c['statement'])} | **{c['verdict']}** | "
-                     f"{_cell(c['evidence'])} | `{c['command']}` |")
-    fixes = [c for c in manifest["claims"] if c.get("corrected")]
-    if fixes:
-        lines += ["", "Corrected statements tested alongside:", ""]
-        lines += [f"- `{c['id']}`: {_cell(c['corrected']['statement'])} — "
-                  f"**{c['corrected']['verdict']}** ({_cell(c['corrected']['evidence'])})"
-                  for c in fixes]
-    split = [c for c in manifest["claims"] if c.get("readings") or c.get("subranges")]
-    if split:
-        lines += ["", "Readings and sub-ranges (the headline verdict is the paper's statement "
-                      "as the paper gives it; docs/claims.md):", ""]
-        lines += [f"- `{c['id']}`: {_cell(parts_line(c.get('readings'), c.get('subranges')))}"
-                  for c in split]
-    return lines + [""]
+             "(`semcache claims --json`); docs/claims.md says what each basis allows.", ""]
+    return lines + table.lines(manifest["claims"], command=lambda c: c["command"]) + [""]
 
 
 def markdown(manifest: dict, tables: dict, marker: str) -> str:

@@ -1,28 +1,23 @@
 """What a claim check is and what it returns.
 
 A :class:`Claim` states one claim of the SOLAR paper as the paper gives it and says how it
-is tested; its ``check(quick, out_dir)`` runs the experiment and returns a
-:class:`ClaimResult` whose verdict is computed from the run, never written by hand:
-
-``holds``
-    the measured numbers satisfy the statement under the stated conditions;
-``violated``
-    a concrete instance breaks it; the smallest one found is saved as a trace file that
-    ``semcache run`` and ``semcache opt`` reproduce (``instance`` gives the commands);
-``inconclusive``
-    the experiment cannot decide (e.g. the regret experiment failed its validity guard,
-    or an asymptotic statement that finite runs can only support).
-
-A claim that fails may also report a ``corrected`` statement (the bound the evidence
-supports) with its own verdict.
+is tested; its ``run(quick, out_dir)`` runs the experiment and returns a
+:class:`ClaimResult` whose verdict is computed from the run, never written by hand.  Every
+verdict (the headline, each reading, each sub-range, a corrected statement) names its
+basis and says no more than the basis allows (:mod:`theory.claims.verdicts`,
+docs/claims.md): ``holds`` only from an exhaustive range, a closed form or the proof's
+construction; ``violated`` with a saved instance that ``semcache run`` and ``semcache
+opt`` reproduce; ``not refuted`` from a search or a growth fit; ``inconclusive`` with what
+would decide.
 
 Readings and sub-ranges.  The headline verdict is for the statement *as the paper gives
-it* (its definitions, the workload and comparator of its proof).  Where the paper's model
-or comparator differs from ours (Definition 2.3's comparator, forced admission, our
-reading of a definition), ``readings`` lists one verdict per reading, each naming which
-one it is.  A statement covers a range of parameters; ``subranges`` lists one verdict per
-part of the tested range (edge values such as K = 1, λ = 0, k ≥ K, small T on their own),
-each failing part with its own breaking instance (:func:`by_subrange`).
+it*, judged by the paper's own definitions (the model of its §2.1, Definition 2.3's
+comparator class, Algorithm 2 as written).  ``readings`` lists one verdict per other
+reading, each naming what it is; a proof's device that those definitions do not allow is
+labelled ``outside the paper's definitions``.  A statement covers a range of parameters;
+``subranges`` lists one verdict per part of the tested range (edge values such as K = 1,
+λ = 0, k ≥ K, small T on their own), each failing part with its own breaking instance
+(:func:`by_subrange`).
 """
 
 from __future__ import annotations
@@ -32,31 +27,47 @@ import math
 import os
 from typing import Callable
 
-HOLDS, VIOLATED, INCONCLUSIVE = "holds", "violated", "inconclusive"
-VERDICTS = (HOLDS, VIOLATED, INCONCLUSIVE)
+from theory.claims.verdicts import (HOLDS, INCONCLUSIVE, NOT_REFUTED, VERDICTS, VIOLATED,
+                                    check_record, label, verdict)
+
+__all__ = ["HOLDS", "INCONCLUSIVE", "NOT_REFUTED", "VERDICTS", "VIOLATED", "Claim",
+           "ClaimResult", "by_subrange", "parts_line", "save_instance"]
 
 
 @dataclasses.dataclass
 class ClaimResult:
-    """The outcome of one claim check (one entry of ``semcache claims --json``)."""
+    """The outcome of one claim check (one entry of ``semcache claims --json``).
+
+    ``basis`` is the headline's basis (:func:`theory.claims.verdicts.basis`); every reading,
+    sub-range and corrected statement carries its own.  ``form`` names a statement form
+    that finite runs cannot confirm (:data:`theory.claims.verdicts.UNCONFIRMABLE`), or is
+    None.  Construction checks every verdict against the rules.
+    """
 
     id: str
     statement: str
     conditions: str
     verdict: str
+    basis: dict
     evidence: str
     measured: dict
+    form: str | None = None
     instance: dict | None = None
+    would_decide: str | None = None
     corrected: dict | None = None
     readings: list | None = None
     subranges: list | None = None
     seconds: float = 0.0
 
     def __post_init__(self):
-        if self.verdict not in VERDICTS:
-            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+        check_record(dict(verdict=self.verdict, basis=self.basis,
+                          would_decide=self.would_decide), self.form)
         if self.verdict == VIOLATED and self.instance is None:
             raise ValueError(f"{self.id}: a violated claim must name its instance")
+        for part in [*(self.readings or ()), *(self.subranges or ())]:
+            check_record(part, self.form)
+        if self.corrected:
+            check_record(self.corrected, self.corrected.get("form"))
 
     def to_dict(self) -> dict:
         return _plain(dataclasses.asdict(self))
@@ -64,13 +75,21 @@ class ClaimResult:
 
 @dataclasses.dataclass(frozen=True)
 class Claim:
-    """One claim: its identity, the paper's statement, the tested conditions, the check."""
+    """One claim: its identity, the paper's statement, the tested conditions, the check.
+
+    ``check(quick, out_dir)`` returns the keyword arguments of :class:`ClaimResult` other
+    than the identity (``verdict``, ``basis``, ``evidence``, ``measured``, ...).  ``form``
+    is set for a statement that finite runs cannot confirm; ``data`` names the datasets the
+    headline reads (without them it is ``inconclusive``, and ``measured["data"]`` is None).
+    """
 
     id: str
     title: str
     statement: str
     conditions: str
-    check: Callable  # (quick: bool, out_dir: str) -> dict(verdict, evidence, measured, ...)
+    check: Callable
+    form: str | None = None
+    data: tuple = ()
 
     def run(self, quick: bool, out_dir: str) -> ClaimResult:
         import time
@@ -78,41 +97,56 @@ class Claim:
         start = time.perf_counter()
         found = self.check(quick, out_dir)
         return ClaimResult(id=self.id, statement=self.statement, conditions=self.conditions,
-                           seconds=round(time.perf_counter() - start, 2), **found)
+                           form=self.form, seconds=round(time.perf_counter() - start, 2),
+                           **found)
 
 
 def parts_line(readings: list | None, subranges: list | None) -> str:
-    """One line of markdown: each reading's verdict, then each sub-range's."""
-    said = [f"{x['reading']} **{x['verdict']}** ({x['evidence']})" for x in readings or ()]
+    """One line of markdown: each reading's verdict and basis, then each sub-range's."""
+    said = [f"{x['reading']}{_outside(x)} **{x['verdict']}** ({x['basis']['kind']}: "
+            f"{x['evidence']})" for x in readings or ()]
     if subranges:
-        said.append("sub-ranges: " + "; ".join(f"{x['range']} **{x['verdict']}**"
+        said.append("sub-ranges: " + "; ".join(f"{x['range']} **{label(x)}**"
                                                 for x in subranges))
     return "; ".join(said)
 
 
-def by_subrange(rows: list, ranges: dict, ok: Callable, instance: Callable) -> list:
+def _outside(reading: dict) -> str:
+    return "" if reading.get("within_definitions", True) else \
+        " (outside the paper's definitions)"
+
+
+def by_subrange(rows: list, ranges: dict, ok: Callable, instance: Callable,
+                based_on: dict, form: str | None = None) -> list:
     """One verdict per named part of a tested range.
 
     ``ranges`` maps a name (e.g. ``"K = 1"``) to a predicate on a row; ``ok(row)`` says
     whether the row agrees with the statement; ``instance(row)`` saves the row's breaking
     instance (called once per failing part, on its smallest failing row by ``steps``).
-    A part with no rows is reported as ``inconclusive`` (nothing was tested there).
+    ``based_on`` is the rows' basis: a part whose rows all agree *holds* on a deciding
+    basis and is *not refuted* on a search.  A part with no rows is ``inconclusive``.
     """
+    from theory.claims.verdicts import DECIDING, basis
+
     parts = []
     for name, inside in ranges.items():
         mine = [r for r in rows if inside(r)]
         bad = [r for r in mine if not ok(r)]
+        here = basis(based_on["kind"], f"{based_on['scope']}; part {name}")
         if not mine:
-            parts.append(dict(range=name, runs=0, verdict=INCONCLUSIVE,
-                              evidence="no run in this part of the range"))
+            parts.append(verdict(INCONCLUSIVE, here, "no run in this part of the range",
+                                 form=form, would_decide="runs in this part of the range",
+                                 range=name, runs=0))
         elif bad:
             worst = min(bad, key=lambda r: r.get("steps", 0))
-            parts.append(dict(range=name, runs=len(mine), verdict=VIOLATED,
-                              evidence=f"{len(bad)} of {len(mine)} runs break it",
-                              instance=instance(worst)))
+            parts.append(verdict(VIOLATED, here, f"{len(bad)} of {len(mine)} runs break it",
+                                 form=form, range=name, runs=len(mine),
+                                 instance=instance(worst)))
         else:
-            parts.append(dict(range=name, runs=len(mine), verdict=HOLDS,
-                              evidence=f"all {len(mine)} runs agree"))
+            confirmed = based_on["kind"] in DECIDING and form is None
+            parts.append(verdict(HOLDS if confirmed else NOT_REFUTED, here,
+                                 f"all {len(mine)} runs agree", form=form, range=name,
+                                 runs=len(mine)))
     return parts
 
 

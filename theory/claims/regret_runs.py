@@ -26,6 +26,14 @@ def curve(policy: str, params: tuple, quick: bool):
                         policy_params=dict(params) or None)
 
 
+def scope(quick: bool, what: str) -> str:
+    """The basis scope of a growth fit on these curves."""
+    H = HORIZONS[quick]
+    return (f"{what} on the stationary workload ({WORKLOAD['items']} items), k = K = "
+            f"{CAPACITY}, T = {H[0]}…{H[-1]}, {len(SEEDS[quick])} seeds; slope of log R_T on "
+            "log T against the Definition 2.3 comparator of theory.regret")
+
+
 def summary(c) -> dict:
     """The JSON-ready numbers of one curve."""
     return dict(policy=c.policy, params=c.config.get("policy_params"), horizons=c.horizons,

@@ -5,6 +5,14 @@ the claims quantify over: any K ≥ 1, λ in (0, 2], queries with no relevant it
 weight 0 and 1 (docs/model.md §1), binary or soft quality.  :func:`optimal_schedules` enumerates
 *all* optimal schedules (cache sets S_0 … S_T) by exhaustive DP over arrival sets, so a
 condition "for every optimal schedule" is checked literally, not on one tie-break.
+
+OPT here is the optimum *in the SOLAR paper's model* (its §2.1): a modification admits the
+arrival e_t, evicting one cached item i* ∈ S_t when the cache is full, and costs λ; nothing
+leaves without an admission.  :func:`theory.opt.opt` (docs/model.md §4) allows more, any
+S_{t+1} ⊆ S_t ∪ {e_t} for one λ, so it is a *relaxation* of this OPT: never larger, and
+equal whenever the miss cost is monotone in the cache (more items never hurt), where
+keeping, adding e_t or swapping one item for it suffice.  A ratio against the relaxation is
+an upper bound on the paper's ratio; ``moves="relaxed"`` gives it here, for cross-checks.
 """
 
 from __future__ import annotations
@@ -47,8 +55,14 @@ def random_instance(rng: np.random.Generator, max_steps: int = 8, max_capacity: 
 
 
 def optimal_schedules(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
-                      limit: int = 200):
-    """(OPT, list of optimal set sequences), at most ``limit`` of them, by exhaustive DP."""
+                      limit: int = 200, moves: str = "paper"):
+    """(OPT, list of optimal set sequences), at most ``limit`` of them, by exhaustive DP.
+
+    ``moves="paper"``: the paper's model (stay, or admit e_t evicting at most one item);
+    ``moves="relaxed"``: any subset of S_t ∪ {e_t} (docs/model.md §4's OPT).
+    """
+    if moves not in ("paper", "relaxed"):
+        raise ValueError(f"moves must be 'paper' or 'relaxed', got {moves!r}")
     model = build_model(trace, top_k, quality)
     T, keys = trace.steps, trace.item_keys
 
@@ -57,19 +71,32 @@ def optimal_schedules(trace, capacity: int, top_k: int, switch_cost: float, qual
         return float(set_loss(t, members, members.size, model.sim, model.rel, model.w,
                               model.top_k, model.qcode))
 
-    def moves(t, S):
+    def paper_moves(t, S):
+        yield S
+        if any(keys[i] == keys[t] for i in S):
+            return  # a re-arrival of a cached key admits nothing (docs/model.md §6)
+        if len(S) < capacity:
+            yield S | {t}
+        else:
+            for i in sorted(S):
+                yield S - {i} | {t}
+
+    def relaxed_moves(t, S):
         blocked = any(keys[i] == keys[t] for i in S)
         pool = sorted(S) if blocked else sorted(S) + [t]
         for size in range(min(capacity, len(pool)) + 1):
             for nxt in itertools.combinations(pool, size):
                 yield frozenset(nxt)
 
+    step_moves = paper_moves if moves == "paper" else relaxed_moves
+
     @functools.lru_cache(maxsize=None)
     def value(t, S):
         if t == T:
             return 0.0
         here = step_loss(t, S)
-        return here + min(switch_cost * (nxt != S) + value(t + 1, nxt) for nxt in moves(t, S))
+        return here + min(switch_cost * (nxt != S) + value(t + 1, nxt)
+                          for nxt in step_moves(t, S))
 
     best = value(0, frozenset())
     found = []
@@ -81,7 +108,7 @@ def optimal_schedules(trace, capacity: int, top_k: int, switch_cost: float, qual
             found.append(path)
             return
         here = step_loss(t, S)
-        for nxt in moves(t, S):
+        for nxt in step_moves(t, S):
             total = here + switch_cost * (nxt != S) + value(t + 1, nxt)
             if abs(total - value(t, S)) <= 1e-9:
                 walk(t + 1, nxt, path + [nxt])
