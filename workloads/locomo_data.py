@@ -275,6 +275,9 @@ def load(path=None, select=None) -> list:
                              "locomo10.json, or put it in 'locomo' under $SEMCACHE_DATA "
                              "(the project ships no data)")
     objects = _raw_objects(pathlib.Path(path))
+    if not objects:  # a locomo10.json of an empty list
+        raise InputError(f"locomo path '{path}' holds no conversation; point path= at the "
+                         "LoCoMo folder or at locomo10.json")
     if select:
         by_name = {}
         for obj in objects:

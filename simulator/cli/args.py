@@ -68,7 +68,10 @@ def add_trace_format(p) -> None:
 
 
 def trace_options(args) -> dict:
-    """The reading options of ``--trace`` as ``trace_formats.load`` keywords."""
+    """The reading options of ``--trace`` as ``trace_formats.load`` keywords (an empty
+    ``--trace`` is refused here, where every reading of it starts)."""
+    if getattr(args, "trace", None) == "":
+        raise InputError("--trace is empty; give a path")
     return {"trace_format": args.trace_format,
             "trace_params": pairs("--trace-param", args.trace_param),
             "ignore_sizes": args.ignore_sizes}

@@ -5,7 +5,9 @@ alias (``fig3`` = table8, ``fig4`` = table9, ``fig5`` = table10) or ``all``.  Ea
 prints the table (mean ± std over the seeds and, under it where the paper prints the cell,
 the paper's value with the verdict: ``✓`` match, ``≠`` and ours − paper where they differ;
 ``n/c`` where the paper's metric is another one) and writes ``NAME.png``, ``NAME.parquet``
-(raw per-seed results with their configuration) and ``NAME.json`` under ``--out``.
+(raw per-seed results with their configuration) and ``NAME.json`` under ``--out``: every
+file of the command lands together, once all are written, or none does
+(:mod:`simulator.output_set`).
 ``--json`` prints ``{"table", "columns", "rows": [{"policy", "source", COLUMN: {"mean",
 "std", "n", "paper", "paper_std", "differs", "verdict", "difference"}}], "notes",
 "paper_note", "paper_table", "files"}`` (for ``all``: ``{"tables": [...]}``); see

@@ -31,12 +31,13 @@ def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
     # distinct lines stay distinct ids (errors="replace" would make every such byte one)
     for line_no, line in enumerate(io.TextIOWrapper(stream, encoding="utf-8",
                                                     errors="surrogateescape"), 1):
-        if not line.strip():
+        text = line.strip() if numeric else line.strip(BLANKS)  # a text id is its bytes
+        if not text:
             continue
         if numeric:
-            ids.append(parse_id(line.strip(), f"trace file '{path}', line {line_no}"))
+            ids.append(parse_id(text, f"trace file '{path}', line {line_no}"))
         else:
-            ids.append(names.setdefault(line.strip(BLANKS), len(names)))
+            ids.append(names.setdefault(text, len(names)))
         if len(ids) == chunk_requests:
             yield np.array(ids, np.uint64), np.ones(len(ids), np.int64)
             ids = []
