@@ -204,3 +204,23 @@ def test_a_hostile_paper_tables_file_is_one_line_before_any_work(kind, command):
     finally:
         shutil.rmtree(folder)
         shutil.rmtree(where)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom", "folder"])
+def test_a_locomo_file_that_is_not_a_file_is_one_line(kind):
+    where = tempfile.mkdtemp(prefix="hostile-locomo-")
+    shutil.copy(FIXTURE / "1.json", os.path.join(where, "1.json"))
+    odd = os.path.join(where, "2.json")
+    if kind == "fifo":
+        os.mkfifo(odd)
+    elif kind == "folder":
+        os.mkdir(odd)
+    elif os.path.exists(kind):
+        os.symlink(kind, odd)
+    folder = workdir()
+    try:
+        assert_rejected(["workload", "show", "locomo", "--param", f"path={where}"], folder,
+                        "not a regular file", deadline=30)
+    finally:
+        shutil.rmtree(folder)
+        shutil.rmtree(where)
