@@ -48,28 +48,32 @@ def own(fd: int) -> None:
 
 
 @contextlib.contextmanager
-def owned_folder(path: str):
-    """Hold the ownership lock on the staging folder ``path`` for the ``with`` block."""
-    fd = os.open(path, os.O_RDONLY)
+def _holding(path: str, lock: int):
+    """``lock`` held on the folder ``path`` for the ``with`` block, where it can be: a
+    folder that cannot be opened or locked is just not marked (then nothing cleans it)."""
     try:
-        own(fd)
-        yield path
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def building_in(folder: str):
-    """Say, for the ``with`` block, that a report is being staged in ``folder``: its
-    ``.semcache-report-*`` folders there are not stale."""
-    fd = os.open(folder, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        yield
+        return
     try:
         if fcntl is not None:
             with contextlib.suppress(OSError):
-                fcntl.flock(fd, fcntl.LOCK_SH)
+                fcntl.flock(fd, lock)
         yield
     finally:
         os.close(fd)
+
+
+def owned_folder(path: str):
+    """Hold the ownership lock on the staging folder ``path`` for the ``with`` block."""
+    return _holding(path, fcntl.LOCK_EX | fcntl.LOCK_NB if fcntl is not None else 0)
+
+
+def building_in(folder: str):
+    """Say, for the ``with`` block, that a report is being staged in ``folder``: its
+    ``.semcache-report-*`` folders there are not stale."""
+    return _holding(folder, fcntl.LOCK_SH if fcntl is not None else 0)
 
 
 def _unowned(path: str, fd_path: str | None = None) -> bool:

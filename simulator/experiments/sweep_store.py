@@ -119,7 +119,10 @@ def locked(path: str):
         except OSError as exc:
             raise InputError(f"out '{path}' cannot be created: {exc.strerror}", "out") from None
     _listing(path, "out", "out")  # a file, or a folder of something else, is no store
-    fd = os.open(path, os.O_RDONLY)
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise InputError(f"out '{path}' cannot be opened: {exc.strerror}", "out") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
