@@ -3,6 +3,8 @@
 import os
 import tempfile
 
+from simulator import partial_files
+
 
 def write_atomically(path, write, suffix: str = ".tmp") -> None:
     """Call ``write(tmp_path)``, then rename ``tmp_path`` to ``path``.
@@ -11,16 +13,22 @@ def write_atomically(path, write, suffix: str = ".tmp") -> None:
     untouched and no temporary file behind.  The file gets the usual ``0o666 & ~umask``
     mode: a temporary file's private 0600 is for secrets, not results.  ``suffix`` ends
     the temporary name (``np.savez`` appends ``.npz`` to a name without it).
+
+    The temporary file is owned (:func:`simulator.partial_files.own`) until it is renamed,
+    and the first write into a folder removes the partials that killed writers left there
+    (:func:`simulator.partial_files.clean`).
     """
     folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".semcache-", suffix=suffix, dir=folder)
-    os.close(fd)
+    partial_files.clean(folder)
+    fd, tmp = tempfile.mkstemp(prefix=partial_files.PREFIX, suffix=suffix, dir=folder)
     try:
+        partial_files.own(fd)
         write(tmp)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
     finally:
+        os.close(fd)
         if os.path.exists(tmp):
             os.remove(tmp)

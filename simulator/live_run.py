@@ -33,6 +33,7 @@ from simulator.cache_slots import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNT
                                    REQUESTED_SIZE, SIZE, TOO_LARGE)
 from simulator.engine_fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
+from simulator.size_limits import total_size
 from simulator.run_options import (DEFAULT_CAPACITY, NO_BUDGET, budget_value,
                                    check_options)
 from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
@@ -186,6 +187,7 @@ class LiveRun:
                            counts=self._counts)
         self._slot_size = np.zeros(n_slots, np.int64)
         self._fed = 0  # requests run through feed()
+        self._fed_size = 0  # their total size, bounded so that no tally can wrap
         self.arrays = self._paging_bundle(self.trace.requests, self.trace.request_sizes,
                                           self.hit, 0)
 
@@ -270,6 +272,7 @@ class LiveRun:
         if not self.sized and n and sizes.max() > 1:
             raise InputError("sizes other than 1 need a run made for sizes: give its trace "
                              "sized=True or a budget", "sizes")
+        self._fed_size = total_size(sizes, "sizes", self._fed_size)
         hit = np.zeros(n, np.int8)
         whole = engine_fast.paging_whole_for(self.policy, self.sized)
         whole(self._paging_bundle(requests, sizes, hit, self._fed))

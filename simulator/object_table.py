@@ -127,12 +127,12 @@ class ObjectTable:
         return sorted_ids
 
     def keys_of(self, ids) -> np.ndarray:
-        """The dense keys (int64) of ``ids``, each of which must have been added."""
+        """The dense keys (int64) of ``ids``; an id never added raises ``KeyError(id)``."""
         if not self._finished:
             raise RuntimeError("finish() the table before asking for keys")
         ids = np.ascontiguousarray(ids, np.uint64)
         out = np.empty(ids.shape[0], np.int64)
         missing = _keys_of(ids, self._table, out)
         if missing >= 0:
-            raise KeyError(f"object id {int(ids[missing])} was never added")
+            raise KeyError(int(ids[missing]))
         return out

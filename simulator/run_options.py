@@ -4,14 +4,16 @@ measure (docs/model.md §1) and the budget (docs/model.md §1.8).
 A bad option raises :class:`~simulator.errors.InputError` naming the parameter; the
 command line shows the flag instead.  Counts (K, k) are integers in [1, 2**53]
 (:data:`simulator.params.MAX_INT`), so every product the kernels form with them fits
-int64; the budget, a sum of sizes, is in [1, 2**62], so the total cached plus one
-arrival (each at most the budget) fits int64.  Within range a request too large for this
-machine's memory is refused by :mod:`simulator.memory_estimate`.
+int64; so is the budget, so a policy's share of it times a ratio of at most 1000 fits as
+well, and the sizes it is compared with are bounded by :mod:`simulator.size_limits`.
+Within range a request too large for this machine's memory is refused by
+:mod:`simulator.memory_estimate`.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -20,8 +22,11 @@ from simulator.errors import InputError
 from simulator.kernels import QUALITY_CODES
 from simulator.params import MAX_INT
 
-NO_BUDGET = 1 << 62  # the budget of a run without one: never reached
-MAX_BUDGET = 1 << 62
+# the budget of a run without one: never reached, since the total cached is at most a
+# trace's total size (2**61) and an arrival at most 2**53 (simulator.size_limits)
+NO_BUDGET = 1 << 62
+MAX_BUDGET = MAX_INT
+_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit takes '²' (and int() refuses it)
 DEFAULT_CAPACITY = 10  # K when neither a capacity nor a budget is given
 _SUFFIXES = {"": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40}
 
@@ -39,12 +44,16 @@ def budget_value(budget) -> int | None:
         text = budget.strip().lower().replace(" ", "")
         number = text.rstrip("kmgtib")
         unit = text[len(number):]
-        if unit not in _SUFFIXES or not number.isdigit():
+        shown = repr(budget if len(budget) <= 40 else budget[:37] + "...")
+        if unit not in _SUFFIXES or not _DIGITS.fullmatch(number):
             raise InputError(f"budget must be an integer >= 1, optionally with a binary suffix "
-                             f"(KiB, MiB, GiB, TiB), got {budget!r}", "budget")
-        budget = int(number) * _SUFFIXES[unit]
+                             f"(KiB, MiB, GiB, TiB), got {shown}", "budget")
+        if len(number.lstrip("0")) > 16:  # past 2**53 whatever the suffix; int() not needed
+            raise InputError(f"budget must be an integer >= 1 and <= 2**53, got {shown}",
+                             "budget")
+        budget = int(number.lstrip("0") or "0") * _SUFFIXES[unit]
     if not _count(budget, MAX_BUDGET):
-        raise InputError(f"budget must be an integer >= 1 and <= 2**62, got {budget!r}",
+        raise InputError(f"budget must be an integer >= 1 and <= 2**53, got {budget!r}",
                          "budget")
     return int(budget)
 

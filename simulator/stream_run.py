@@ -129,7 +129,7 @@ def stream_run(path, policy_names, *, capacity=None, budget=None, seed: int = 0,
         live.feed(np.zeros(0, np.int64))  # compiles, outside the timing
     done = 0
     for ids, sizes in request_chunks(path, **reading):
-        keys = table.keys_of(ids)
+        keys = _second_reading(table, trace, ids, sizes, done)
         for i, live in enumerate(lives):
             t0 = time.perf_counter()
             hit = live.feed(keys, sizes)
@@ -138,10 +138,29 @@ def stream_run(path, policy_names, *, capacity=None, budget=None, seed: int = 0,
                 on_chunk(names[i], done, hit)
         done += keys.shape[0]
     if done != trace.steps:
-        raise InputError(f"trace file '{path}' changed while it was read ({trace.steps} "
-                         f"requests, then {done})")
+        raise _changed(path, f"{trace.steps} requests, then {done}")
     return Streamed(trace, [_result(live, name, s) for live, name, s in zip(lives, names,
                                                                            elapsed)])
+
+
+def _changed(path: str, how: str) -> InputError:
+    return InputError(f"trace file '{path}' changed between its two readings ({how}); a "
+                      "streamed trace is read twice: leave the file as it is while it runs")
+
+
+def _second_reading(table, trace: StreamedTrace, ids, sizes, done: int):
+    """The keys of a chunk of the second reading, which must hold what the first found:
+    the same ids, and sizes of 1 where the first found no other."""
+    if done + ids.shape[0] > trace.steps:
+        raise _changed(trace.source, f"more than the {trace.steps} requests first read")
+    if not trace.sized and sizes.shape[0] and sizes.max() > 1:
+        raise _changed(trace.source, f"a size of {int(sizes.max())} where the first reading "
+                                     "found only sizes of 1")
+    try:
+        return table.keys_of(ids)
+    except KeyError as exc:
+        raise _changed(trace.source, f"object id {exc.args[0]} appears in the second "
+                                     "only") from None
 
 
 def _first_reading(path, reading):
@@ -153,7 +172,8 @@ def _first_reading(path, reading):
     if not steps:
         raise InputError(f"trace file '{path}' holds no request", "trace")
     ids = table.finish()
-    fmt = reading["trace_format"] or detect_format(path)
+    fmt = reading["trace_format"]
+    fmt = detect_format(path) if fmt is None else fmt
     return StreamedTrace(path, fmt, steps, ids.shape[0], sized), table, ids
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
+from simulator.size_limits import total_size
 
 _DTYPES = {
     "queries": np.float32, "items": np.float32, "query_topics": np.int64,
@@ -92,6 +93,11 @@ class Trace(_SemanticArrays):
 
     meta: dict = dataclasses.field(default_factory=dict)
 
+    def __post_init__(self):
+        # however a trace is made (validate, dataclasses.replace), its sizes keep every
+        # tally of a run within int64 (simulator.size_limits)
+        total_size(self.item_sizes, "trace array 'item_sizes'")
+
     @classmethod
     def from_arrays(cls, queries, items, query_topics=None, item_topics=None, weights=None,
                     scored=None, item_keys=None, evidence_indptr=None, evidence_indices=None,
@@ -130,6 +136,9 @@ class PagingTrace:
     object_ids: np.ndarray
     request_sizes: np.ndarray
     meta: dict = dataclasses.field(default_factory=dict)
+
+    def __post_init__(self):
+        total_size(self.request_sizes, "trace array 'request_sizes'")  # as Trace's
 
     @property
     def steps(self) -> int:
@@ -263,7 +272,8 @@ def _first_bad(mask):
 
 
 def _sizes(a: dict, name: str, T: int) -> np.ndarray:
-    """Array ``name`` of sizes, checked (int64 >= 1, one per step), or all 1 when absent."""
+    """Array ``name`` of sizes, checked (int64 in 1 .. 2**53, one per step, adding up to at
+    most 2**61: :mod:`simulator.size_limits`), or all 1 when absent."""
     if name not in a:
         return np.ones(T, np.int64)
     sizes = a[name]
@@ -272,7 +282,7 @@ def _sizes(a: dict, name: str, T: int) -> np.ndarray:
     if (sizes < 1).any():
         raise InputError(f"trace array '{name}' has a size below 1 at index "
                          f"{_first_bad(sizes < 1)}; sizes are integers >= 1")
-    return sizes
+    return sizes  # bounded by Trace and PagingTrace themselves
 
 
 def _dense_evidence(idx: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> np.ndarray:

@@ -309,3 +309,34 @@ def test_opt_progress_goes_to_stderr_only(tmp_path):
     code, out, err = _cli(FILE_COMMANDS["opt"][:-2] + ["--progress"], _workdir(tmp_path))
     assert code == 0 and json.loads(out)["exact"]
     assert err.startswith("semcache opt:") and "exact method" in err
+
+
+# an empty path or format is no path or format (abspath('') is the current folder)
+EMPTY = {
+    "run --out": (FILE_COMMANDS["run"], "--out"),
+    "run --trace": (["run", "--trace", "OUT", "--policy", "fifo"], "--trace"),
+    "run --trace-format": (["run", "--trace", "requests.csv", "--trace-param", "obj-id-col=1",
+                            "--trace-format", "OUT", "--policy", "fifo"], "--trace-format"),
+    "run --stream --trace-format": (["run", "--trace", "requests.csv", "--trace-param",
+                                     "obj-id-col=1", "--trace-format", "OUT", "--stream",
+                                     "--policy", "lru"],
+                                    "--trace-format"),
+    "opt --out": (FILE_COMMANDS["opt"], "--out"),
+    "workload make --out": (FILE_COMMANDS["workload make"], "--out"),
+    "trace import --out": (FILE_COMMANDS["trace import"], "--out"),
+    "trace import FILE": (["trace", "import", "OUT", "--out", "t.npz"], "trace file"),
+    "delay-study --plot": (FILE_COMMANDS["delay-study"], "--plot"),
+    "sweep --out": (FOLDER_COMMANDS["sweep"], "--out"),
+    "reproduce --out": (FOLDER_COMMANDS["reproduce"], "--out"),
+    "reproduce --report": (FOLDER_COMMANDS["reproduce all"], "--report"),
+    "claims --out": (FOLDER_COMMANDS["claims"], "--out"),
+}
+
+
+@given(case=st.sampled_from(sorted(EMPTY)))
+@example(case="reproduce --report")  # wrote the report into the current folder
+@example(case="run --trace-format")  # taken as absent: the format from the name
+@_few(13)
+def test_an_empty_path_or_format_is_refused(tmp_path, case):
+    argv, word = EMPTY[case]
+    assert_rejected(_with(argv, ""), _workdir(tmp_path), word)

@@ -220,3 +220,70 @@ def test_known_bad_request_lines_name_file_and_line(name, line, word):
     data = request_files()[name][0].splitlines(keepends=True)
     data.insert(2 if name == "t.csv" else 1, line)
     run_requests(name, b"".join(data), word, may_pass=False)
+
+
+# --------------------------------------------------------------------------- text ids
+
+_LINE = st.binary(min_size=1, max_size=4).filter(lambda b: b"\n" not in b and b"\r" not in b)
+_BLANKS = b" \t\r\n\v\f"
+
+
+@given(lines=st.lists(_LINE, min_size=1, max_size=12), csv=st.booleans(),
+       stream=st.booleans())
+@example(lines=[b"\xff", b"\xfe"], csv=False, stream=False)  # errors="replace": one object
+@example(lines=[b"\xff", b"\xfe", b"\xff"], csv=True, stream=True)
+@example(lines=[b"a\xc2\xa0", b"a"], csv=False, stream=False)  # str.strip() took the NBSP
+@example(lines=[b"\xc2\x85", b"a"], csv=False, stream=True)  # a NEL line: no blank
+def test_text_ids_are_their_bytes(lines, csv, stream):
+    """With ``obj-id-is-num=false`` two ids differing in any byte are two objects."""
+    from simulator.stream_run import stream_run
+    from simulator.trace_formats import load
+
+    if csv:  # one column, no header, no quoting: a field is the line
+        lines = [line.replace(b",", b";").replace(b'"', b"'") for line in lines]
+        ids = [line for line in lines if line]
+        data = b"id\n" + b"".join(line + b"\n" for line in ids)
+        options = {"obj-id-col": 1, "obj-id-is-num": False, "header": "true",
+                   "delimiter": ","}
+    else:
+        ids = [line.strip(_BLANKS) for line in lines if line.strip()]
+        data = b"".join(line + b"\n" for line in lines)
+        options = {"obj-id-is-num": False}
+    if not ids:
+        return
+    folder = workdir()
+    name = folder / ("t.csv" if csv else "t.txt")
+    try:
+        name.write_bytes(data)
+        try:
+            objects = (stream_run(name, "fifo", capacity=1, trace_params=options).trace.objects
+                       if stream else load(name, trace_params=options).n_keys)
+        except InputError as exc:  # a row the CSV reader cannot split (a NUL byte)
+            assert csv and "line" in str(exc)
+            return
+        assert objects == len(set(ids))
+    finally:
+        shutil.rmtree(folder)
+
+
+@given(delimiter=st.sampled_from([",", "\t", " ", "|", ";", ":"]),
+       header=st.sampled_from(["true", "false", "auto"]))
+@example(delimiter="\t", header="auto")  # an explicit tab was stripped to ''
+@example(delimiter=" ", header="false")
+def test_an_explicit_delimiter_is_kept(delimiter, header):
+    rows = [(3, 10), (4, 20), (3, 10), (5, 5)]
+    data = "".join(f"{i}{delimiter}{s}\n" for i, s in rows).encode()
+    if header == "true":
+        data = f"id{delimiter}size\n".encode() + data
+    folder = workdir()
+    try:
+        (folder / "t.csv").write_bytes(data)
+        out = folder / "r.json"
+        argv = ["run", "--trace", "t.csv", "--trace-param", "obj-id-col=1", "--trace-param",
+                "obj-size-col=2", "--trace-param", f"delimiter={delimiter}", "--trace-param",
+                f"header={header}", "--policy", "fifo", "--out", str(out)]
+        assert outcome(argv, folder) is None
+        run = json.loads(out.read_text())["runs"][0]
+        assert (run["steps"], run["requested_size"]) == (4, 45)
+    finally:
+        shutil.rmtree(folder)

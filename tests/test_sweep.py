@@ -27,7 +27,8 @@ KILLED_GRID = Grid("clusters", params={"steps": [2000], "dim": [64]}, seeds=list
                    policies=["fifo", "solar"], capacities=[5, 10])
 CLI_SMALL = ["--workload", "clusters", "--param", "steps=200", "--policy", "fifo,lru",
              "--capacity", "4,8", "--seeds", "0-1"]
-SUMMARY_KEYS = {"path", "rows_total", "rows_written", "rows_skipped", "chunks", "workers",
+SUMMARY_KEYS = {"path", "rows_total", "rows_written", "rows_skipped", "duplicates_dropped",
+                "chunks", "workers",
                 "scheduler", "cluster_start_s", "first_chunk_s", "median_chunk_s", "elapsed_s"}
 
 

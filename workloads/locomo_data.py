@@ -49,12 +49,17 @@ import pathlib
 import re
 
 from simulator.errors import InputError
+from simulator.input_files import read_input
 from workloads.data_home import dataset
 
 ENV = "SEMCACHE_LOCOMO"
-_STRICT_ID = re.compile(r"D(\d+):(\d+)")
-_LOOSE_ID = re.compile(r"D:?0*(\d+):0*(\d+)")
+# numbers of sessions and turns: at most 18 digits (leading zeros aside), so int() never
+# meets Python's 4,300-digit limit; an id with a longer number names no turn
+_STRICT_ID = re.compile(r"D(\d{1,18}):(\d{1,18})")
+_LOOSE_ID = re.compile(r"D:?0*(\d{1,18}):0*(\d{1,18})")
 _SESSION = re.compile(r"session_(\d+)")
+_DATED = re.compile(r"session_(\d+)_date_time")
+_DIGITS = 18
 QUIRKS = ("split_ids", "repaired_ids", "unresolved_ids", "qa_without_evidence",
           "qa_unresolved", "non_string_answers", "adversarial_answers",
           "dates_without_session")
@@ -133,12 +138,20 @@ def _raw_objects(path: pathlib.Path) -> list:
 
 
 def _read_json(f: pathlib.Path):
+    """The JSON value of the regular file ``f``.  A number of more than 4,300 digits
+    (Python's limit, a ``ValueError``) and nesting deeper than the parser's recursion
+    (a ``RecursionError``) are bad files too."""
+    data = read_input(f, "locomo file")
     try:
-        with open(f, encoding="utf-8") as fh:
-            return json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        return json.loads(data.decode("utf-8"))
+    except RecursionError:
+        raise InputError(f"locomo file '{f}' is not readable JSON (nested too deeply); "
+                         "replace it with a good copy") from None
+    except (UnicodeDecodeError, ValueError) as exc:
+        # a number past Python's digit limit: the sentence before the advice to raise it
+        reason = str(exc) if isinstance(exc, json.JSONDecodeError) else str(exc).split(":")[0]
         raise InputError(f"locomo file '{f}' is not readable JSON ({exc.__class__.__name__}: "
-                         f"{exc}); replace it with a good copy") from None
+                         f"{reason}); replace it with a good copy") from None
 
 
 def _need_dict(obj, where) -> dict:
@@ -157,19 +170,33 @@ def _from_entry(entry, f, i):
     return (digits[-1] if digits else sid, sid, entry["conversation"], entry.get("qa", []))
 
 
+def _number(digits: str) -> int | None:
+    """The value of a run of ASCII digits, or None past :data:`_DIGITS` significant ones."""
+    return int(digits) if len(digits.lstrip("0")) <= _DIGITS else None
+
+
 def _turns(conv: dict, name: str, quirks: collections.Counter) -> list:
-    sessions = sorted(int(m.group(1)) for k in conv if (m := _SESSION.fullmatch(k)))
-    dated = {int(m.group(1)) for k in conv if (m := re.fullmatch(r"session_(\d+)_date_time", k))}
-    quirks["dates_without_session"] += len(dated - set(sessions))
+    sessions = []  # (number, key): a key may pad its number ("session_05")
+    for key in conv:
+        if (m := _SESSION.fullmatch(key)) is not None:
+            number = _number(m.group(1))
+            if number is None:
+                raise InputError(f"locomo conversation {name}: key '{key[:40]}...' numbers a "
+                                 f"session with more than {_DIGITS} digits; sessions are "
+                                 "session_1, session_2, ...")
+            sessions.append((number, key))
+    sessions.sort()
+    dated = {_number(m.group(1)) for k in conv if (m := _DATED.fullmatch(k))}
+    quirks["dates_without_session"] += len(dated - {n for n, _ in sessions})
     turns = []
-    for s in sessions:
-        rows = conv[f"session_{s}"]
+    for s, key in sessions:
+        rows = conv[key]
         if not isinstance(rows, list):
-            raise InputError(f"locomo conversation {name}: session_{s} must be a list of turns")
+            raise InputError(f"locomo conversation {name}: {key} must be a list of turns")
         for j, row in enumerate(rows):
             if not isinstance(row, dict) or not all(
                     isinstance(row.get(f), str) for f in ("speaker", "dia_id", "text")):
-                raise InputError(f"locomo conversation {name}: session_{s} turn {j} needs "
+                raise InputError(f"locomo conversation {name}: {key} turn {j} needs "
                                  "string fields speaker, dia_id and text")
             turns.append(Turn(row["dia_id"], row["speaker"], row["text"], s))
     if not turns:
@@ -218,6 +245,10 @@ def _qa(items, turns: list, name: str, quirks: collections.Counter) -> list:
         raw = q.get("evidence") or []
         if isinstance(raw, str):
             raw = [raw]
+        if not isinstance(raw, list):
+            raise InputError(f"locomo conversation {name}: qa item {j} has evidence of type "
+                             f"{type(raw).__name__}; evidence is a list of dialogue ids such "
+                             "as \"D1:3\"")
         evidence = _resolve(raw, exact, loose, quirks)
         if not raw:
             quirks["qa_without_evidence"] += 1
@@ -225,7 +256,7 @@ def _qa(items, turns: list, name: str, quirks: collections.Counter) -> list:
             quirks["qa_unresolved"] += 1
         try:
             category = int(q.get("category", 0))
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):  # inf, text: no category
             category = 0
         out.append(QA(q["question"], answer, category, evidence))
     return out
@@ -244,6 +275,9 @@ def load(path=None, select=None) -> list:
                              "locomo10.json, or put it in 'locomo' under $SEMCACHE_DATA "
                              "(the project ships no data)")
     objects = _raw_objects(pathlib.Path(path))
+    if not objects:  # a locomo10.json of an empty list
+        raise InputError(f"locomo path '{path}' holds no conversation; point path= at the "
+                         "LoCoMo folder or at locomo10.json")
     if select:
         by_name = {}
         for obj in objects:

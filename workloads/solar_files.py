@@ -27,6 +27,7 @@ import pathlib
 import numpy as np
 
 from simulator.errors import InputError
+from simulator.input_files import open_input, read_input
 from simulator.trace_formats.npz import read_arrays
 
 _LARGEST = 2**63 - 1  # what an int64 array can hold
@@ -99,7 +100,7 @@ def _checked(row: dict, fields: tuple, where: str) -> dict:
 
 def read_meta(path: pathlib.Path) -> dict:
     """``meta.json``: one JSON object, ``has_prefill`` and ``n_warmup_steps`` checked."""
-    meta = _parse(path.read_bytes(), f"'{path}'")
+    meta = _parse(read_input(path, "solar file"), f"'{path}'")
     if not isinstance(meta, dict):
         raise InputError(f"'{path}' must hold one JSON object, got {type(meta).__name__} "
                          f"{_shown(meta)}")
@@ -111,7 +112,7 @@ def read_jsonl(path: pathlib.Path, fields: tuple) -> tuple:
     """``(rows, line numbers)`` of a JSON Lines file, each row an object whose ``fields``
     are present and valid (:func:`check_field`)."""
     rows, lines = [], []
-    with open(path, "rb") as f:
+    with open_input(path, "solar file") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from simulator.engine_simpy import OPTIONS
 from simulator.errors import InputError
@@ -67,7 +68,10 @@ def add_trace_format(p) -> None:
 
 
 def trace_options(args) -> dict:
-    """The reading options of ``--trace`` as ``trace_formats.load`` keywords."""
+    """The reading options of ``--trace`` as ``trace_formats.load`` keywords (an empty
+    ``--trace`` is refused here, where every reading of it starts)."""
+    if getattr(args, "trace", None) == "":
+        raise InputError("--trace is empty; give a path")
     return {"trace_format": args.trace_format,
             "trace_params": pairs("--trace-param", args.trace_param),
             "ignore_sizes": args.ignore_sizes}
@@ -77,8 +81,10 @@ def add_model(p, capacity: int | None = None) -> None:
     """The model options (docs/model.md §1): ``--capacity``, ``--budget``, ``--top-k``,
     ``--switch-cost``, ``--quality``.  Without ``--capacity`` the count limit is 10, or
     none when ``--budget`` is given."""
-    p.add_argument("--capacity", metavar="K", type=int, default=capacity,
-                   help="count limit K >= 1 (default: 10, or none with --budget)")
+    default = "10, or none with --budget" if capacity is None else capacity
+    p.add_argument("--capacity", metavar="K", type=_capacity, default=capacity,
+                   help=f"count limit K >= 1, or none: no count limit, with a --budget "
+                        f"(default: {default})")
     p.add_argument("--budget", metavar="B", default=None,
                    help="total size the cache may hold, in the trace's size unit or with a "
                         "binary suffix: 4096, 128MiB, 1GiB (docs/model.md §1.8)")
@@ -87,6 +93,31 @@ def add_model(p, capacity: int | None = None) -> None:
                    help="cost λ >= 0 of one cache modification")
     p.add_argument("--quality", default="hit", metavar="|".join(QUALITY_CODES),
                    help="per-step quality measure (default: hit)")
+
+
+NO_COUNT_LIMIT = "none"  # --capacity none, told apart from "not given" until checked
+
+
+def _capacity(text: str):
+    """``--capacity``: an ASCII integer (checked later against its range) or ``none``."""
+    text = text.strip()
+    if text.lower() == NO_COUNT_LIMIT:
+        return NO_COUNT_LIMIT
+    if not re.fullmatch(r"-?[0-9]{1,30}", text):  # int() reads '٣' and '1_0' and more
+        raise argparse.ArgumentTypeError(f"expects an integer K >= 1 or none, got "
+                                         f"{text[:40]!r}")
+    return int(text)
+
+
+def capacity(args) -> int | None:
+    """The count limit of ``--capacity``: an integer, or None for ``none`` (which needs a
+    ``--budget``: a run needs some limit)."""
+    if args.capacity != NO_COUNT_LIMIT:
+        return args.capacity
+    if args.budget is None:
+        raise InputError("--capacity none (no count limit) needs a --budget; give one, or "
+                         "a count limit K")
+    return None
 
 
 def add_engine_flags(p) -> None:
@@ -107,8 +138,11 @@ def engine_options(args) -> dict:
 def pairs(option: str, items: list) -> dict:
     """``["a=1", "b=x"]`` → ``{"a": "1", "b": "x"}``; values are coerced later.
 
-    >>> pairs("--param", ["steps=10", "topics = 4"])
-    {'steps': '10', 'topics': '4'}
+    Blanks around a key or value are dropped, but a value of blanks only is kept as
+    given: it is a value (a tab or space CSV ``delimiter``), not a blank.
+
+    >>> pairs("--param", ["steps=10", "topics = 4", "delimiter= "])
+    {'steps': '10', 'topics': '4', 'delimiter': ' '}
     """
     result = {}
     for item in items:
@@ -118,7 +152,7 @@ def pairs(option: str, items: list) -> dict:
             raise InputError(f"{option} expects KEY=VALUE, got {item!r}")
         if key in result:
             raise InputError(f"{option} gives '{key}' twice")
-        result[key] = value.strip()
+        result[key] = value.strip() or value
     return result
 
 

@@ -48,6 +48,7 @@ def _check_seeds(args) -> None:
 
 
 def cmd_delay_study(args) -> int:
+    args.capacity = cli_args.capacity(args)
     _check_seeds(args)
     if args.plot is not None:
         out.check_writable(args.plot, "--plot")

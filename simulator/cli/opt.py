@@ -84,6 +84,7 @@ def cmd_opt(args) -> int:
     from simulator.runner import check_options
     from theory.opt import opt
 
+    args.capacity = cli_args.capacity(args)
     check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     cli_args.check_seed(args.seed)
     budget = budget_value(args.budget)

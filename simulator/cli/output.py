@@ -20,9 +20,16 @@ def to_json(doc: dict) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
+def check_given(path: str, option: str = "--out") -> None:
+    """An empty path names no file (``os.path.abspath('')`` is the current folder)."""
+    if path == "":
+        raise InputError(f"{option} is empty; give a path")
+
+
 def check_writable(path: str, option: str = "--out") -> None:
-    """Fail before any work when ``path`` cannot be written: a directory, a missing
+    """Fail before any work when ``path`` cannot be written: empty, a directory, a missing
     folder, or a folder that takes no new file (tried: access bits do not bind root)."""
+    check_given(path, option)
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise InputError(f"{option} '{path}' is a directory; give a file name")
@@ -33,6 +40,7 @@ def check_writable(path: str, option: str = "--out") -> None:
 def check_folder(path: str, option: str = "--out") -> bool:
     """Fail before any work unless ``path`` is a folder that takes new files, or can be
     made as one (its parent exists and takes new files); returns whether it exists."""
+    check_given(path, option)
     where = os.path.abspath(path)
     if os.path.exists(where) or os.path.islink(where):
         if not os.path.isdir(where):

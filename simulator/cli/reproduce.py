@@ -5,7 +5,9 @@ alias (``fig3`` = table8, ``fig4`` = table9, ``fig5`` = table10) or ``all``.  Ea
 prints the table (mean ± std over the seeds and, under it where the paper prints the cell,
 the paper's value with the verdict: ``✓`` match, ``≠`` and ours − paper where they differ;
 ``n/c`` where the paper's metric is another one) and writes ``NAME.png``, ``NAME.parquet``
-(raw per-seed results with their configuration) and ``NAME.json`` under ``--out``.
+(raw per-seed results with their configuration) and ``NAME.json`` under ``--out``: every
+file of the command lands together, once all are written, or none does
+(:mod:`simulator.output_set`).
 ``--json`` prints ``{"table", "columns", "rows": [{"policy", "source", COLUMN: {"mean",
 "std", "n", "paper", "paper_std", "differs", "verdict", "difference"}}], "notes",
 "paper_note", "paper_table", "files"}`` (for ``all``: ``{"tables": [...]}``); see
@@ -30,10 +32,13 @@ is checked before any work, and the report appears all at once or not at all.  W
 
 from __future__ import annotations
 
+import os
 import sys
 
 from simulator.cli import output as out
+from simulator import partial_files
 from simulator.errors import InputError
+from simulator.output_set import landing
 
 
 LEGEND = ("under our mean ± std: the paper's printed value; ✓ it lies in the seeds' 95% "
@@ -142,43 +147,54 @@ def cmd_reproduce(args) -> int:
         for n in skipped:
             print(f"semcache: skipping '{n}': its data or the text extra is not here",
                   file=sys.stderr)
-    existed = out.check_folder(args.out)  # before any work
+    out.check_folder(args.out)  # before any work
+    _check_paper_tables(names)
     docs = []
-    for name in names:
-        doc, files = _reproduce(reproduce, name, args, seeds, existed)
-        doc["files"] = files
-        docs.append(doc)
-        if not args.json:
-            _print(doc, files, REGISTRY[name].grid)
+    try:  # every table's files land together, once all are written, or none does
+        with landing(args.out) as stage:
+            for name in names:
+                doc, files = reproduce(name, quick=args.quick, seeds=seeds, out_dir=stage)
+                doc["files"] = {k: os.path.join(args.out, os.path.basename(v))
+                                for k, v in files.items()}
+                docs.append(doc)
+    except OSError as exc:
+        raise InputError(f"cannot write --out '{args.out}': {exc.strerror or exc}") from None
+    for doc in docs if not args.json else ():
+        _print(doc, doc["files"], REGISTRY[doc["table"]].grid)
     if args.json:
         out.emit_json(docs[0] if args.name != "all" else {"tables": docs})
     return 0
 
 
-def _reproduce(reproduce, name: str, args, seeds: list, existed: bool):
-    """One experiment's document and files; a failed write is one line, and a ``--out``
-    folder this command made is removed again (everything in it is this command's)."""
-    import shutil
+def _check_paper_tables(names: list) -> None:
+    """Read the paper-tables file and every table the experiments compare with, before
+    any work: a bad file is one line at once, not after minutes of runs."""
+    from simulator.experiments.reproduce import REGISTRY, paper_columns, paper_tables
 
-    try:
-        return reproduce(name, quick=args.quick, seeds=seeds, out_dir=args.out)
-    except OSError as exc:
-        if not existed:
-            shutil.rmtree(args.out, ignore_errors=True)
-        raise InputError(f"cannot write --out '{args.out}': {exc.strerror or exc}") from None
+    compared = [REGISTRY[n] for n in names if paper_columns.keys(REGISTRY[n])]
+    if compared:
+        doc = paper_tables.load()
+        for exp in compared:
+            paper_columns.merged(exp, doc)
 
 
 def _report(args, seeds: list) -> int:
     from simulator.experiments import report
+    from simulator.experiments.reproduce import REGISTRY
 
     if args.name != "all":
         raise InputError(f"--report needs NAME 'all' (a report is of every experiment), "
                          f"got '{args.name}'")
+    out.check_given(args.report, "--report")
     report.check_target(args.report)  # before any work
+    _check_paper_tables(list(REGISTRY))
     progress = None if args.json else report.progress_to_stderr
+    parent = os.path.dirname(os.path.abspath(args.report))
+    partial_files.clean(parent)  # a killed report's staging folder, among others
     try:  # the report is staged and renamed into place: a failure leaves nothing
-        manifest = report.build(args.report, quick=args.quick, seeds=seeds,
-                                progress=progress)
+        with partial_files.building_in(parent):  # this one's staging folder is not stale
+            manifest = report.build(args.report, quick=args.quick, seeds=seeds,
+                                    progress=progress)
     except OSError as exc:
         raise InputError(f"cannot write --report '{args.report}': "
                          f"{exc.strerror or exc}") from None

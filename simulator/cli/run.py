@@ -56,6 +56,7 @@ def _check_memory(trace, names: list, hints: dict, pol_params: dict, args) -> No
 
 
 def cmd_run(args) -> int:
+    args.capacity = cli_args.capacity(args)
     runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
     budget_value(args.budget)
     engine_options = runner.check_engine(args.engine, cli_args.engine_options(args))

@@ -45,7 +45,8 @@ def source(args):
     """The trace of ``--workload``/``--param`` or ``--trace``, and its record."""
     reading = trace_options(args)
     if args.trace is None:
-        if reading["trace_format"] or reading["trace_params"] or reading["ignore_sizes"]:
+        if (reading["trace_format"] is not None or reading["trace_params"]
+                or reading["ignore_sizes"]):
             raise InputError("--trace-format, --trace-param and --ignore-sizes say how to read "
                              "--trace; they cannot be used with --workload")
         return generate(args.workload, pairs("--param", args.param), args.seed)

@@ -7,7 +7,8 @@ one key each; ``\\,`` is a literal comma inside a value).  ``--seeds`` takes int
 and inclusive ranges, ``0-4,10``.  A grid of more than
 :data:`~simulator.experiments.sweep_checks.MAX_TASKS` (10⁶) runs is refused before any
 work.  ``--workers 0`` runs in this process without Dask.
-``--json`` prints ``{"path", "rows_total", "rows_written", "rows_skipped", "chunks",
+``--json`` prints ``{"path", "rows_total", "rows_written", "rows_skipped",
+"duplicates_dropped", "chunks",
 "workers", "scheduler", "cluster_start_s", "first_chunk_s", "median_chunk_s",
 "elapsed_s"}``; the progress bar goes to stderr, and only when it is a terminal.
 """
@@ -108,6 +109,7 @@ def grid_from(args):
 def cmd_sweep(args) -> int:
     from simulator.experiments.sweep import sweep
 
+    out.check_given(args.out)
     result = sweep(grid_from(args), args.out, resume=args.resume, workers=args.workers,
                    scheduler=args.scheduler, progress=None)
     if args.json:
@@ -117,6 +119,8 @@ def cmd_sweep(args) -> int:
                                else f"{result.workers} local workers")
     out.print_line(f"{result.path}: wrote {result.rows_written} rows, skipped "
                    f"{result.rows_skipped} already there ({result.rows_total} in the grid), "
+                   + (f"dropped {result.duplicates_dropped} stored twice, "
+                      if result.duplicates_dropped else "") +
                    f"{result.chunks} chunks on {where}, {result.elapsed_s:.1f} s")
     return 0
 

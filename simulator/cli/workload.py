@@ -65,33 +65,55 @@ def _write_requests(args) -> dict:
               "mode": "paging", "format": "oracleGeneral"}
     if workload.stream is not None:
         workload.check_memory(params, chunk=1 << 20)  # the stream's default chunk
-        # 24 bytes a request; compressed, at least one (a Zipf stream's ids alone carry
-        # several bits each), so a request refused here could not be written
-        zst = args.out.endswith(".zst")
-        _check_disk(args.out, (1 if zst else 24) * params["steps"],
-                    "fewer steps" if zst else "fewer steps, or .zst to compress")
-        oracle_general.write(args.out, workload.stream(params, args.seed))
+        _check_disk(args.out, params["steps"])
+        _write(args.out, workload.stream(params, args.seed))
         return dict(record, steps=params["steps"])
     trace = workload.build(params, args.seed)
     if not isinstance(trace, PagingTrace):
         raise InputError(f"--out {args.out}: an oracleGeneral file holds paging requests; "
                          f"workload '{workload.name}' is semantic (write it as .npz)", "out")
     ids = trace.object_ids.astype(np.uint64)[trace.requests] + np.uint64(1)
-    oracle_general.write(args.out, [(ids, trace.request_sizes if trace.sized else None)])
+    _check_disk(args.out, trace.steps)
+    _write(args.out, [(ids, trace.request_sizes if trace.sized else None)])
     return dict(record, steps=trace.steps, objects=trace.n_keys)
 
 
-def _check_disk(path: str, nbytes: int, fix: str) -> None:
-    """Refuse to start writing ``nbytes`` where they cannot fit."""
+def _write(path: str, chunks) -> None:
+    """Write the requests; a failed write (a full disk) is one line, the file unchanged."""
+    from simulator.trace_formats import oracle_general
+
+    try:
+        oracle_general.write(path, chunks)
+    except OSError as exc:
+        raise InputError(f"cannot write --out '{path}': {exc.strerror or exc}") from None
+
+
+def disk_bound(path: str, steps: int) -> int:
+    """An upper bound on the bytes of ``steps`` requests written as ``path``: 24 a record,
+    and compressed no more than Zstandard's own bound on its output (its input plus
+    1/256, plus a frame's overhead), whatever the data.
+
+    >>> disk_bound("z.oracleGeneral", 1000), disk_bound("z.oracleGeneral.zst", 1000)
+    (24000, 89629)
+    """
+    raw = 24 * steps
+    return raw + (raw >> 8) + (64 << 10) if path.endswith(".zst") else raw
+
+
+def _check_disk(path: str, steps: int) -> None:
+    """Refuse to start writing what may not fit: the upper bound :func:`disk_bound`, so
+    a file refused here might have fitted, but one that starts always does."""
     folder = os.path.dirname(os.path.abspath(path))
+    nbytes = disk_bound(path, steps)
     try:
         free = shutil.disk_usage(folder).free
     except OSError:
         return  # check_writable has vetted the folder; without a figure, just try
     if nbytes > free:
-        raise InputError(f"--out {path}: the trace needs {memory_estimate.human(nbytes)} "
-                         f"of disk; about {memory_estimate.human(free)} is free there ({fix})",
-                         "out")
+        fix = "fewer steps" if path.endswith(".zst") else "fewer steps, or .zst to compress"
+        raise InputError(f"--out {path}: the trace may need up to "
+                         f"{memory_estimate.human(nbytes)} of disk; about "
+                         f"{memory_estimate.human(free)} is free there ({fix})", "out")
 
 
 def cmd_show(args) -> int:

@@ -41,6 +41,7 @@ import simpy
 
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
+from simulator.run_options import MAX_BUDGET
 from simulator.runner import run
 from simulator.trace_formats import load, oracle_general
 from simulator.trace import PagingTrace, Trace
@@ -180,7 +181,7 @@ def sized_loop_benchmark(steps=10_000_000, objects=1_000_000, alpha=0.9, capacit
         result = run(trace, "fifo", capacity=capacity)
         return int(result.summary()["hits"]), result.elapsed_s
 
-    timed = _timed(lambda: run(trace, "fifo", capacity=capacity, budget=1 << 60), unit)
+    timed = _timed(lambda: run(trace, "fifo", capacity=capacity, budget=MAX_BUDGET), unit)
     return _row("overhead-sized-fifo", "unit-size loop", steps, *timed)
 
 

@@ -238,7 +238,8 @@ def run_chunk(chunk: dict) -> tuple:
 
 @dataclasses.dataclass
 class SweepResult:
-    """What a sweep did: rows written and skipped, workers, and timings in seconds.
+    """What a sweep did: rows written and skipped (and, resuming, the duplicate rows
+    dropped from the store), workers, and timings in seconds.
 
     ``cluster_start_s`` runs from starting (or connecting to) the cluster to a connected
     client; a local cluster's includes :func:`compile_kernels`, done meanwhile.
@@ -250,6 +251,7 @@ class SweepResult:
     rows_total: int
     rows_written: int
     rows_skipped: int
+    duplicates_dropped: int
     chunks: int
     workers: int
     scheduler: str | None
@@ -279,12 +281,14 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
     ----------
     grid : Grid
     out : str
-        The store directory (created by the first finished chunk if missing; its parent
-        must exist).  Every check (grid, costs, store, scheduler) comes before it is
-        touched, and a worker's InputError removes the parts this call wrote.
+        The store directory (made when the work starts if missing; its parent must exist).
+        The grid and the costs are checked first; the store is then held against any other
+        sweep (a second one is refused in one line) and checked; bad input found from then
+        on (the store, a scheduler, a worker's InputError) removes the parts this call
+        wrote, and the folder if this call made it.
     resume : bool
-        Continue a store: skip the runs whose ``task_id`` it holds.  Without it a non-empty
-        store is an error.
+        Continue a store: skip the runs whose ``task_id`` it holds, and drop any run it
+        holds twice (``duplicates_dropped``).  Without it a non-empty store is an error.
     workers : int, optional
         Local Dask workers (processes, one thread each); default one per core; ``0`` runs
         in this process without Dask.
@@ -314,18 +318,20 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
                                  "workers cannot run it; sweep it with workers=0")
     sweep_checks.check_costs(tasks)
     code = code_id()
-    done = sweep_store.open_store(out, resume, code=code)  # checks only: creates nothing
-    existed = os.path.isdir(out)
-    pending = [t for t in tasks if t["task_id"] not in done]
     serial = workers == 0
     n_workers = 1 if serial else (workers or default_workers())
-    local = bool(pending) and not serial and client is None and scheduler is None
     cluster_s = 0.0
     infos = []
-    t0 = time.perf_counter()
     written = []  # the parts of this call, removed if bad input stops it
-    with contextlib.ExitStack() as cleanup:  # unwinds in reverse: bar, client, Ctrl-C, cluster
-        cleanup.push(lambda kind, exc, tb: _undo(kind, out, existed, written))
+    # unwinds in reverse: bar, client, Ctrl-C, cluster, this call's parts, the store's lock
+    with contextlib.ExitStack() as cleanup:
+        made = cleanup.enter_context(sweep_store.locked(out))  # no other sweep writes here
+        cleanup.push(lambda kind, exc, tb: _undo(kind, out, made, written))
+        done = sweep_store.open_store(out, resume, code=code)
+        dropped = sweep_store.drop_duplicates(out) if resume else 0
+        pending = [t for t in tasks if t["task_id"] not in done]
+        local = bool(pending) and not serial and client is None and scheduler is None
+        t0 = time.perf_counter()
         if local:
             helper = sweep_cluster.start_local(n_workers)
             cleanup.callback(sweep_cluster.stop_local, helper)
@@ -364,19 +370,23 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
     firsts = {i["worker"]: round(i["seconds"], 4) for i in infos if i["first"]}
     return SweepResult(
         path=out, rows_total=len(tasks), rows_written=sum(i["rows"] for i in infos),
-        rows_skipped=len(tasks) - len(pending), chunks=len(infos), workers=n_workers,
+        rows_skipped=len(tasks) - len(pending), duplicates_dropped=dropped,
+        chunks=len(infos), workers=n_workers,
         scheduler=scheduler, cluster_start_s=round(cluster_s, 4), first_chunk_s=firsts,
         median_chunk_s=(round(statistics.median(i["seconds"] for i in infos), 4)
                         if infos else None),
         elapsed_s=round(time.perf_counter() - start, 4))
 
 
-def _undo(kind, out: str, existed: bool, written: list) -> bool:
-    """On bad input found mid-sweep (a worker's InputError), remove this call's parts, and
-    the store if this call made it: the failed command leaves nothing behind.  Ctrl-C and
-    other failures keep the finished chunks, for ``resume``."""
+def _undo(kind, out: str, made: bool, written: list) -> bool:
+    """On bad input found once the store is held (its state, a scheduler, a worker's
+    InputError), remove this call's parts, and the store if this call made it: the failed
+    command leaves nothing behind.  Ctrl-C and other failures keep the finished chunks, for
+    ``resume``, and remove a store this call made only while it is still empty."""
     if kind is not None and issubclass(kind, InputError):
-        sweep_store.remove_parts(out, written, remove_folder=not existed)
+        sweep_store.remove_parts(out, written, remove_folder=made)
+    elif kind is not None and made and not written:
+        sweep_store.remove_parts(out, [], remove_folder=True)
     return False
 
 

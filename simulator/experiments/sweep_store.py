@@ -3,10 +3,18 @@
 A store is a directory that holds only ``part-<id>.parquet`` files.  Each part is written
 to a temporary file in the same directory and renamed into place, so a crash or a kill
 leaves whole parts or none: never half a row group.  A rate of a run with no scored step
-is null; no number is ever inf or NaN (a row with one is refused).  Rows are never
-rewritten: a resumed sweep adds parts for the runs whose ``task_id`` is not in the store
-yet.  It reads only each part's ``task_id`` and ``code``; a part where either is not text
-or is null (damaged, or not a sweep's) stops it before any work, with the store unchanged.
+is null; no number is ever inf or NaN (a row with one is refused).  A resumed sweep
+adds parts for the runs whose ``task_id`` is not in the store yet.  It reads only each
+part's ``task_id`` and ``code``; a part where either is not text or is null (damaged, or
+not a sweep's) stops it before any work, with the store unchanged.
+
+One sweep writes to a store at a time: it holds an exclusive ``flock`` on the store's
+folder (:func:`locked`) from before it reads which runs are stored until its last part
+is written, and a second sweep on the same store stops at once with one line.  A store
+that holds a run twice anyway (two sweeps run by a version without the lock, or on a
+file system without locks) is repaired by a resumed sweep: :func:`drop_duplicates`
+keeps each run's row in the first part (by name) that holds it and rewrites the others
+without it, atomically, so no run is ever lost.
 
 Examples
 --------
@@ -24,6 +32,7 @@ set()
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import fnmatch
 import math
 import os
@@ -82,21 +91,63 @@ def _read(path: str, name: str, columns=None) -> pa.Table:
         raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
 
 
+def _check_parent(path: str) -> None:
+    """A missing store can be made: its parent exists and takes new files."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InputError(f"out '{path}': folder '{parent}' does not exist", "out")
+    _try_writing(parent, f"out '{path}' cannot be created")
+
+
+@contextlib.contextmanager
+def locked(path: str):
+    """Hold the store ``path`` for one sweep's writes; yields whether this call made its
+    folder (a missing store is made here, its parent checked first).
+
+    The lock is an exclusive ``flock`` on the folder, dropped when the ``with`` block ends
+    or the process dies.  Another sweep holding it is an InputError; a file system that
+    has no locks is written without one (a resume then drops any duplicates).
+    """
+    made = False
+    if not os.path.exists(path) and not os.path.islink(path):
+        _check_parent(path)
+        try:
+            os.mkdir(path)
+            made = True
+        except FileExistsError:  # another sweep made it meanwhile: the lock decides
+            pass
+        except OSError as exc:
+            raise InputError(f"out '{path}' cannot be created: {exc.strerror}", "out") from None
+    _listing(path, "out", "out")  # a file, or a folder of something else, is no store
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError as exc:
+        raise InputError(f"out '{path}' cannot be opened: {exc.strerror}", "out") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise InputError(f"out '{path}' is being written by another sweep right now; "
+                             "wait for it to end (then --resume), or give another folder",
+                             "out") from None
+        except OSError:
+            pass  # no locks here: nothing to hold
+        yield made
+    finally:
+        os.close(fd)
+
+
 def open_store(path: str, resume: bool, code: str | None = None) -> set:
     """Check ``path`` (a sweep's ``out``) for a sweep and return the task ids it holds.
 
-    Nothing is created here: a missing directory (its parent must exist and take new
-    files) is made by the first :func:`write_part`, so a sweep that fails before its first
-    chunk leaves nothing behind.  Without ``resume`` the store must be new or empty; with
-    it, temporary files left by a killed writer are removed, and, given ``code``
+    Nothing is created here.  Without ``resume`` the store must be new or empty; with it,
+    temporary files left by a killed writer are removed, and, given ``code``
     (:func:`simulator.experiments.code_id.code_id`), every stored row must carry that code:
-    a store is only ever continued by the version of semcache that began it.
+    a store is only ever continued by the version of semcache that began it.  A sweep
+    calls it holding the store (:func:`locked`).
     """
     if not os.path.exists(path) and not os.path.islink(path):
-        parent = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(parent):
-            raise InputError(f"out '{path}': folder '{parent}' does not exist", "out")
-        _try_writing(parent, f"out '{path}' cannot be created")
+        _check_parent(path)
         return set()
     parts, temps = _listing(path, "out", "out")
     if parts and not resume:
@@ -104,8 +155,9 @@ def open_store(path: str, resume: bool, code: str | None = None) -> set:
                          "(--resume), or give another folder", "out")
     _try_writing(path, f"out '{path}' cannot take new parts")
     if resume:
-        for name in temps:  # one store takes one sweep at a time, so no writer owns these
-            os.remove(os.path.join(path, name))
+        for name in temps:  # the sweep holding the store owns none of these: a killed one's
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(os.path.join(path, name))
     done = set()
     for name in parts:
         table = _keys(path, name, with_code=code is not None)
@@ -118,6 +170,37 @@ def open_store(path: str, resume: bool, code: str | None = None) -> set:
                              "version, or give another folder", "out")
         done.update(table.column("task_id").to_pylist())
     return done
+
+
+def drop_duplicates(path: str) -> int:
+    """Remove from the store ``path`` every row whose ``task_id`` an earlier row holds
+    (parts in name order, rows in part order); returns the number of rows removed.
+
+    Each part that loses rows is rewritten atomically without them, or removed when it
+    loses all, so a kill at any point leaves every run in the store at least once.  Call it
+    holding the store (:func:`locked`), after :func:`open_store` has checked the parts.
+    """
+    seen, dropped = set(), 0
+    for name in _listing(path, "out", "out")[0]:
+        ids = _keys(path, name, with_code=False).column("task_id").to_pylist()
+        keep = []
+        for task in ids:
+            keep.append(task not in seen)
+            seen.add(task)
+        if all(keep):
+            continue
+        dropped += keep.count(False)
+        target = os.path.join(path, name)
+        try:
+            if any(keep):
+                table = _read(path, name).filter(pa.array(keep))
+                write_atomically(target, lambda tmp: pq.write_table(table, tmp),
+                                 suffix=".part.tmp")
+            else:
+                os.remove(target)
+        except OSError as exc:
+            raise InputError(f"cannot write to sweep store '{path}': {exc.strerror}") from None
+    return dropped
 
 
 def _keys(path: str, name: str, with_code: bool) -> pa.Table:
@@ -181,8 +264,8 @@ def _table(rows: list) -> pa.Table:
 
 
 def write_part(path: str, name: str, rows: list) -> None:
-    """Write ``rows`` (dicts of plain values) as ``part-<name>.parquet``, atomically; the
-    store's directory is created by its first part."""
+    """Write ``rows`` (dicts of plain values) as ``part-<name>.parquet``, atomically; a
+    missing store's directory is made first."""
     table = _table(rows)
     target = os.path.join(path, f"part-{name}.parquet")
     try:

@@ -23,6 +23,7 @@ import numpy as np
 
 from simulator.errors import InputError
 from simulator.params import resolve
+from simulator.size_limits import total_size
 from simulator.trace import PagingTrace
 from simulator.trace_formats import csv_requests, npz, oracle_general, text_requests
 from simulator.trace_formats.streams import open_bytes
@@ -59,11 +60,12 @@ def request_chunks(path, trace_format: str | None = None, trace_params: dict | N
     """The requests of a libCacheSim trace file as ``(ids uint64, sizes int64)`` chunks of
     at most ``chunk_requests``, zero-size requests skipped; the file is read as it goes."""
     path = os.fspath(path)
-    fmt = trace_format or detect_format(path)
+    fmt = detect_format(path) if trace_format is None else trace_format
     if fmt not in REQUEST_FORMATS:
         raise InputError(f"trace_format must be one of {', '.join(REQUEST_FORMATS)} for a "
                          f"request trace, got {fmt!r}", "trace_format")
     params = _params(fmt, trace_params)
+    total = 0  # the sizes so far, bounded as a trace's are (simulator.size_limits)
     with open_bytes(path) as stream:
         for ids, sizes in REQUEST_FORMATS[fmt].chunks(stream, path, params, chunk_requests):
             kept = sizes > 0
@@ -72,7 +74,9 @@ def request_chunks(path, trace_format: str | None = None, trace_params: dict | N
                                  f"({int(sizes[sizes < 0][0])}); sizes are >= 0 (0: skipped)")
             if not kept.all():
                 ids, sizes = ids[kept], sizes[kept]
-            yield ids, (np.ones_like(sizes) if ignore_sizes else sizes)
+            sizes = np.ones_like(sizes) if ignore_sizes else sizes
+            total = total_size(sizes, f"trace file '{path}'", total)
+            yield ids, sizes
 
 
 def load(path, trace_format: str | None = None, trace_params: dict | None = None,
@@ -87,7 +91,7 @@ def load(path, trace_format: str | None = None, trace_params: dict | None = None
     path = os.fspath(path)
     if not os.path.exists(path):
         raise InputError(f"trace file '{path}' does not exist; give the path of a trace file")
-    fmt = trace_format or detect_format(path)
+    fmt = detect_format(path) if trace_format is None else trace_format
     if fmt not in FORMATS:
         raise InputError(f"trace_format must be one of {', '.join(FORMATS)}, got {fmt!r}",
                          "trace_format")

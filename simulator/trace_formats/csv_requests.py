@@ -4,13 +4,14 @@ Parameters (libCacheSim's names): ``obj-id-col`` (1-based column of the object i
 required), ``obj-size-col`` (the size column; none: every size is 1), ``time-col``
 (accepted, not used), ``header`` (``true``, ``false`` or ``auto``), ``delimiter`` (one
 character, or ``auto``) and ``obj-id-is-num`` (``true``: ids are non-negative integers,
-decimal or ``0x`` hex; ``false``: any text, one id per distinct text).  ``auto`` detects as
+decimal or ``0x`` hex; ``false``: any text, one id per distinct field, byte for byte,
+valid UTF-8 or not).  ``auto`` detects as
 libCacheSim does: the delimiter is the most frequent of tab, comma, ``|`` and ``:`` in
 the first line (weighted 4, 3, 2, 1), and the first line is a header unless it holds
 more digits than letters.  Ids are read in decimal or ``0x`` hex (libCacheSim reads a
 leading ``0`` as octal).  Unlike libCacheSim, which warns and reads 0, a row without the
 named column, a row the CSV reader cannot split (a NUL byte, an overlong field), an id that
-is not an integer in 0 .. 2**64-1 or a size that is not one in 0 .. 2**63-1 is an error
+is not an integer in 0 .. 2**64-1 or a size that is not one in 0 .. 2**53 is an error
 naming the line and column.
 
 >>> import io
@@ -30,6 +31,7 @@ import re
 import numpy as np
 
 from simulator.errors import InputError
+from simulator.size_limits import MAX_SIZE
 
 PARAMS = {"obj-id-col": None, "obj-size-col": None, "time-col": None, "header": "auto",
           "delimiter": "auto", "obj-id-is-num": True}
@@ -67,7 +69,8 @@ def _detect(first: str, params: dict) -> tuple:
 
 
 _INTEGER = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)")  # ASCII only: int() takes more
-ID_LIMIT, SIZE_LIMIT = 2**64 - 1, 2**63 - 1  # uint64 ids, int64 sizes
+ID_LIMIT = 2**64 - 1  # uint64 ids
+BLANKS = " \t\r\n\v\f"  # ASCII white space: what a text id loses at its ends
 
 
 def integer(text: str) -> int:
@@ -106,14 +109,17 @@ def _size(text: str, where: str) -> int:
         raise InputError(f"{where}: size {shown(text)} is not an integer") from None
     if value < 0:
         raise InputError(f"{where}: negative size {shown(text)}; sizes are >= 0 (0: skipped)")
-    if value > SIZE_LIMIT:
-        raise InputError(f"{where}: size {shown(text)} is beyond 2**63-1")
+    if value > MAX_SIZE:
+        raise InputError(f"{where}: size {shown(text)} is larger than 2**53, the largest "
+                         "size (docs/model.md §1.8); use a larger size unit")
     return value
 
 
 def chunks(stream, path: str, params: dict, chunk_requests: int = 1 << 20):
     """``(ids uint64, sizes int64)`` for successive runs of at most ``chunk_requests`` rows."""
-    text = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
+    # surrogateescape: a byte that is not UTF-8 becomes its own code point, so text ids
+    # that differ in such bytes stay apart (errors="replace" merged them)
+    text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="")
     first = text.readline()
     delimiter, has_header = _detect(first, params)
     id_col, size_col = int(params["obj-id-col"]) - 1, params["obj-size-col"]

@@ -22,6 +22,7 @@ import numpy as np
 
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
+from simulator.input_files import open_input
 from simulator.trace import validate
 
 _METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
@@ -45,19 +46,22 @@ def read_arrays(path: str, what: str = "trace file", fix: str = _FIX) -> dict:
     """
     path = os.fspath(path)
     where = f"{what} '{path}'"
-    try:
-        with open(path, "rb") as f:
+    with open_input(path, what) as f:
+        try:
             magic = f.read(6)
-    except OSError as exc:
-        raise InputError(f"{where} cannot be opened: {exc.strerror}") from None
-    if magic == b"\x93NUMPY":
-        raise InputError(f"{where} is a single array (.npy), not an .npz of named arrays; "
-                         f"{fix}")
-    try:
-        size = os.path.getsize(path)
-        archive = zipfile.ZipFile(path)
-    except _DAMAGE as exc:
-        raise InputError(f"{where} is not a readable .npz ({_why(exc)}); {fix}") from None
+            f.seek(0)
+            if magic == b"\x93NUMPY":
+                raise InputError(f"{where} is a single array (.npy), not an .npz of named "
+                                 f"arrays; {fix}")
+            size = os.fstat(f.fileno()).st_size
+            archive = zipfile.ZipFile(f)
+        except _DAMAGE as exc:
+            raise InputError(f"{where} is not a readable .npz ({_why(exc)}); {fix}") from None
+        return _read_archive(archive, size, where, fix)
+
+
+def _read_archive(archive, size: int, where: str, fix: str) -> dict:
+    """Every member of the open ``archive`` (of ``size`` bytes) as an array, by name."""
     with archive:
         infos = _members(archive, where, fix)
         arrays = {}

@@ -21,6 +21,7 @@ import numpy as np
 
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
+from simulator.size_limits import total_size
 from simulator.trace_formats.streams import create_bytes, read_exactly
 
 RECORD = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"), ("next", "<i8")])
@@ -57,7 +58,7 @@ def write(path: str, chunks, level: int = 3) -> None:
     timestamp field is the request's index.
     """
     def write_to(tmp):
-        done = 0
+        done = total = 0
         with create_bytes(tmp, level) as out:
             for chunk in chunks:
                 ids, sizes = chunk[0], chunk[1]
@@ -66,6 +67,9 @@ def write(path: str, chunks, level: int = 3) -> None:
                 if sizes is not None and n and not 1 <= np.min(sizes) <= np.max(sizes) < 2**32:
                     raise InputError(f"sizes of requests {done} .. {done + n - 1} must be "
                                      "integers in 1 .. 2**32-1 (the format's uint32)", "sizes")
+                # a file that no reader would take is not written (simulator.size_limits)
+                total = (total + n if sizes is None
+                         else total_size(np.asarray(sizes, np.int64), "sizes", total))
                 records = np.empty(n, RECORD)
                 records["time"] = np.arange(done, done + n) & 0xFFFFFFFF
                 records["id"] = ids

@@ -35,6 +35,7 @@ import os
 import pathlib
 
 from simulator.errors import InputError
+from simulator.input_files import UnreadableInput, read_input
 
 ENV = "SEMCACHE_PAPER_TABLES"
 SHIPPED = pathlib.Path(__file__).with_name("solar_paper_tables.json")
@@ -57,11 +58,17 @@ def load() -> dict:
     """The whole file as a dict; an unreadable or malformed file is an InputError naming
     it."""
     path = location()
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise InputError(f"paper tables {path}: cannot be read as JSON ({exc}); fix the file "
-                         f"or unset {ENV}", "paper_tables") from None
+    try:  # a regular file only: a FIFO or a device named here would hang or never end
+        doc = json.loads(read_input(path, "paper tables", "paper_tables").decode("utf-8"))
+    except UnreadableInput as exc:  # (an InputError is a ValueError: caught first)
+        reason = exc.reason
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        reason = str(exc)
+    else:
+        reason = None
+    if reason is not None:
+        raise InputError(f"paper tables {path}: cannot be read as JSON ({reason}); fix the "
+                         f"file or unset {ENV}", "paper_tables")
     if not isinstance(doc, dict):
         raise InputError(f"paper tables {path}: must be a JSON object of tables", "paper_tables")
     return doc
