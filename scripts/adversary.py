@@ -21,7 +21,7 @@ import sys
 from simulator.errors import InputError
 from simulator.trace_formats import save
 from theory.adversary_ratio import measure
-from workloads.adversarial import ADVERSARIES
+from workloads.adversaries import REGISTRY as ADVERSARIES
 
 NAMED = ("adversary", "target", "capacity", "steps", "switch_cost", "top_k")
 

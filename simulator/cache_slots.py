@@ -18,6 +18,9 @@ HITS, ADMISSIONS, EVICTIONS = 3, 4, 5
 OCCUPIED, BUDGET, MAX_OCCUPANCY, TOO_LARGE, REQUESTED_SIZE, HIT_SIZE, LOGGED, ARRIVING = \
     range(6, 14)
 COUNTS = 14
+# The first argument of the error a compiled loop raises when a policy's victim() names a
+# slot that holds no item; step and slot follow (LiveRun says it in one line).
+BAD_VICTIM = "bad victim slot"
 # Whether the copy tracks sizes and a budget: set per copy (engine_fast's ``_SIZED``).
 _SIZED = False
 
@@ -76,7 +79,7 @@ def evict_more(v, t, key, x, state, cache, key_slot, free, slot_size):
         counts[FREE] += 1
         v = _victim(state, t, key, x, cache)  # noqa: F821
         if v < 0 or v >= slot_key.shape[0] or slot_key[v] < 0:
-            raise RuntimeError("policy chose a victim slot that is not occupied")
+            raise RuntimeError(BAD_VICTIM, t, v)
         remove_slot(v, t, state, slot_key, key_slot, counts, slot_size)
         counts[EVICTIONS] += 1
         if counts[OCCUPIED] + size <= counts[BUDGET]:

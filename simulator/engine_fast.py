@@ -36,10 +36,10 @@ import types
 import numpy as np
 
 from simulator import kernel_cache
-from simulator.cache_slots import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, EVICTIONS, FREE,
-                                   HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY, OCCUPIED,
-                                   REQUESTED_SIZE, SIZE, TOO_LARGE, drop_deleted, evict_more,
-                                   remove_slot)
+from simulator.cache_slots import (ADMISSIONS, ARRIVING, BAD_VICTIM, BUDGET, CAPACITY,
+                                   EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
+                                   MAX_OCCUPANCY, OCCUPIED, REQUESTED_SIZE, SIZE, TOO_LARGE,
+                                   drop_deleted, evict_more, remove_slot)
 from simulator.config import njit
 from simulator.fast_index import at
 from simulator.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of, retrieve,
@@ -138,7 +138,7 @@ def _steps(run, t0, t1, phases):
                         counts[FREE] += 1
                     s = _victim(state, t, key, items[t], cache)  # noqa: F821
                     if s < 0 or s >= n_slots or slot_key[s] < 0:
-                        raise RuntimeError("policy chose a victim slot that is not occupied")
+                        raise RuntimeError(BAD_VICTIM, t, s)
                     gone = remove_slot(s, t, state, slot_key, key_slot, counts, slot_size)
                     if out_evi[t] < 0:
                         out_evi[t] = gone
@@ -247,7 +247,7 @@ def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm,
             # slot_key end as they were), shares its code with the unit-size copy
             v = _victim(state, t, key, x, cache)  # noqa: F821
             if v < 0 or v >= capacity or slot_key[v] < 0:
-                raise RuntimeError("policy chose a victim slot that is not occupied")
+                raise RuntimeError(BAD_VICTIM, t, v)
             old = slot_key[at(v)]
             _on_evict(state, v, old, t)  # noqa: F821
             key_slot[at(old)] = -1
@@ -304,7 +304,7 @@ def _compile(policy, sized: bool = False) -> dict:
 
     ``remove_slot`` and ``_paging_kernel`` are not disk-cached: they are never called from
     Python, and the cached functions that call them carry their code.  Nothing is, for a
-    policy from outside the package (:func:`~simulator.kernel_cache.disk_cached`).
+    policy whose hooks have no source file (:func:`~simulator.kernel_cache.disk_cached`).
     """
     # keyed by the hooks themselves: a policy registered again under its name with new
     # hooks (a notebook cell run twice) gets new loops; _KERNELS keeps the hooks alive

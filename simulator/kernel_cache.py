@@ -4,9 +4,12 @@ numba's cache checks only the file that defines a function.  The engine's loops 
 copies of functions in ``engine_fast.py`` (and ``cache_slots.py``) with a policy's hooks
 bound in, so their cache entries must be named after everything compiled into them: the
 package sources that a loop can contain (hashed together) and the hooks.  A policy whose
-hooks are defined outside those sources, one a user registers from a script or a
-notebook, is never cached: no hash covers its file, so a cached loop could hold an old
-version of its hooks.
+hooks are defined in your own files (a plugin, a script) is cached too, under names that
+also hash the bytes of those files and of the files of the compiled functions the hooks
+call by name, followed recursively: edit any of them and the next process compiles anew.
+Hooks with no source file behind them (a notebook cell, ``exec``) are never cached, since
+no hash can cover them.  A helper reached as a module attribute (``helpers.f(...)``) is
+not followed: keep such helpers in the plugin's file, or import them by name.
 
 >>> from simulator import policies
 >>> from simulator.engine_fast import HOOKS
@@ -37,20 +40,54 @@ def _python(fn):
     return getattr(fn, "py_func", fn)  # a numba dispatcher's Python function
 
 
+def _user_files(fn, found: set) -> bool:
+    """Add to ``found`` the files outside the package behind ``fn`` and the compiled
+    functions it calls by name (recursively); False if one has no file on disk."""
+    py = _python(fn)
+    code = getattr(py, "__code__", None)
+    if code is None:
+        return False
+    path = pathlib.Path(code.co_filename).resolve()
+    if path in _HASHED:
+        return True
+    if not path.is_file():
+        return False  # a notebook cell or exec'd code: nothing on disk to hash
+    if path in found:
+        return True
+    found.add(path)
+    names = getattr(py, "__globals__", {})
+    callees = [names.get(n) for n in code.co_names]
+    return all(_user_files(c, found) for c in callees if hasattr(c, "py_func"))
+
+
+def _user_hash(policy, hooks) -> str | None:
+    """The hash of the user files behind ``policy``'s hooks ('' if none), or None when a
+    hook has no file to hash."""
+    found = set()
+    if not all(_user_files(getattr(policy, name), found) for name in hooks):
+        return None
+    if not found:
+        return ""
+    digest = hashlib.sha1()
+    for path in sorted(found):
+        digest.update(str(path).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
 def disk_cached(policy, hooks) -> bool:
     """Whether the loops of ``policy`` may be cached: every hook in ``hooks`` (names of
-    :class:`~simulator.policies.base.Policy` fields) is defined in a hashed source."""
-    for name in hooks:
-        code = getattr(_python(getattr(policy, name)), "__code__", None)
-        if code is None or pathlib.Path(code.co_filename).resolve() not in _HASHED:
-            return False
-    return True
+    :class:`~simulator.policies.base.Policy` fields), and every compiled function it calls
+    by name, is defined in a file (the package's sources or yours)."""
+    return _user_hash(policy, hooks) is not None
 
 
 def suffix(policy, hooks) -> str:
-    """The salt of the names of ``policy``'s loops: its name, its hooks' qualified names and
-    the source hash, so that an entry is only loaded for the hooks it was compiled with,
-    whatever name the policy was registered under."""
+    """The salt of the names of ``policy``'s loops: its name, its hooks' qualified names,
+    the package's source hash and the hash of your files behind the hooks, so that an
+    entry is only loaded for the hooks it was compiled with, whatever name the policy was
+    registered under."""
     where = "".join(f"{fn.__module__}.{fn.__qualname__};"
                     for fn in (_python(getattr(policy, name)) for name in hooks))
-    return f"{policy.name}_{hashlib.sha1(where.encode()).hexdigest()[:6]}_{SOURCE_HASH}"
+    user = _user_hash(policy, hooks)
+    return (f"{policy.name}_{hashlib.sha1(where.encode()).hexdigest()[:6]}_{SOURCE_HASH}"
+            + (f"_{user}" if user else ""))

@@ -22,15 +22,16 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numba
 import numpy as np
 
 from simulator import engine_fast, memory_estimate, policies
-from simulator.cache_slots import (ADMISSIONS, ARRIVING, BUDGET, CAPACITY, COUNTS, EVICTIONS,
-                                   FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY,
-                                   REQUESTED_SIZE, SIZE, TOO_LARGE)
+from simulator.cache_slots import (ADMISSIONS, ARRIVING, BAD_VICTIM, BUDGET, CAPACITY, COUNTS,
+                                   EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
+                                   MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE)
 from simulator.engine_fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
 from simulator.size_limits import total_size
@@ -201,6 +202,19 @@ class LiveRun:
         """Compile (or load from disk) the step function now, outside any timing."""
         self._step(self.arrays, 0, 0, 0)
 
+    @contextlib.contextmanager
+    def _policy_errors(self):
+        """A compiled loop's report of a victim() that names no cached item, in one line."""
+        try:
+            yield
+        except RuntimeError as exc:
+            if not exc.args or exc.args[0] != BAD_VICTIM:
+                raise
+            t, slot = exc.args[1:3]
+            raise InputError(f"policy '{self.policy.name}': at step {t} victim() returned "
+                             f"slot {slot}, which holds no item; it must return an occupied "
+                             f"slot in 0 … {self.slots - 1} (cache[0][slot] >= 0)") from None
+
     def step(self, t0: int, t1: int | None = None, phases: int = WHOLE) -> None:
         """Run ``phases`` (bits of ``engine_fast.RETRIEVE | FEEDBACK | ARRIVE``; default
         all) of steps ``t0 .. t1-1`` (``t1`` defaults to ``t0 + 1``)."""
@@ -208,12 +222,13 @@ class LiveRun:
             raise RuntimeError("this run went through the policy's own paging loop; it has "
                                "no further steps")
         t1 = t0 + 1 if t1 is None else t1
-        if self.before_retrieve is None or not phases & RETRIEVE:
-            self._step(self.arrays, t0, t1, phases)
-            return
-        for t in range(t0, t1):
-            self.before_retrieve(self, t)
-            self._step(self.arrays, t, t + 1, phases)
+        with self._policy_errors():
+            if self.before_retrieve is None or not phases & RETRIEVE:
+                self._step(self.arrays, t0, t1, phases)
+                return
+            for t in range(t0, t1):
+                self.before_retrieve(self, t)
+                self._step(self.arrays, t, t + 1, phases)
 
     def run_all(self) -> float:
         """Every step, whole, from the empty cache (the fast engine); returns the engine's
@@ -229,7 +244,8 @@ class LiveRun:
             whole = engine_fast.paging_whole_for(self.policy, self.sized)
             whole.compile((numba.typeof(self.arrays),))  # outside the timing
             t0 = time.perf_counter()
-            whole(self.arrays)
+            with self._policy_errors():
+                whole(self.arrays)
             return time.perf_counter() - t0
         if loop is None:
             self.compile()
@@ -275,7 +291,8 @@ class LiveRun:
         self._fed_size = total_size(sizes, "sizes", self._fed_size)
         hit = np.zeros(n, np.int8)
         whole = engine_fast.paging_whole_for(self.policy, self.sized)
-        whole(self._paging_bundle(requests, sizes, hit, self._fed))
+        with self._policy_errors():
+            whole(self._paging_bundle(requests, sizes, hit, self._fed))
         self._fed += n
         return hit
 

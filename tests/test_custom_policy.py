@@ -1,9 +1,9 @@
 """A policy a user writes outside the package: registered, run, edited and run again.
 
 The engine's compiled loops are cached on disk under names that the package sources
-salt (:mod:`simulator.kernel_cache`).  A user's hooks are not among those sources, so
-their loops must never be cached (an edited hook would otherwise run its old code in the
-next process), and a policy registered again under its name must get new loops.
+salt (:mod:`simulator.kernel_cache`).  A user's hooks are salted by the bytes of their own
+files, so an edited hook runs its new code in the next process; hooks with no file behind
+them are never cached; and a policy registered again under its name gets new loops.
 """
 
 import dataclasses
@@ -44,10 +44,18 @@ def registry(monkeypatch):
     return policies.REGISTRY
 
 
-def test_package_policies_are_cached_and_a_users_are_not():
+def test_hooks_with_a_source_file_are_cached_and_others_are_not():
     assert all(kernel_cache.disk_cached(p, engine_fast.HOOKS)
                for p in policies.REGISTRY.values())
-    assert not kernel_cache.disk_cached(_gated(_every_other), engine_fast.HOOKS)
+    # this file is on disk, so its hash names the loops: an edit compiles anew
+    assert kernel_cache.disk_cached(_gated(_every_other), engine_fast.HOOKS)
+    assert kernel_cache.suffix(_gated(_every_other), engine_fast.HOOKS) != \
+        kernel_cache.suffix(dataclasses.replace(_gated(_every_other), name="fifo"),
+                            engine_fast.HOOKS)
+    cell = {}  # a notebook cell: no file behind it, nothing to hash
+    exec(compile("from simulator.config import njit\n@njit\ndef gate(state, t, key, x, cache):"
+                 "\n    return True\n", "<notebook cell>", "exec"), cell)
+    assert not kernel_cache.disk_cached(_gated(cell["gate"]), engine_fast.HOOKS)
 
 
 def test_cache_names_follow_the_hooks_not_only_the_name():
@@ -81,7 +89,7 @@ def _admit(state, t, key, x, cache):
 
 POLICY = Policy(name="mine", summary="fifo admitting some arrivals", init=fifo._init,
                 victim=fifo._victim, on_insert=fifo._on_insert, on_evict=fifo._on_evict,
-                admit=_admit)
+                admit=_admit, modes=("semantic", "paging"))
 """
 SCRIPT = """
 import numpy as np
@@ -109,8 +117,7 @@ def test_an_edited_hook_runs_its_new_code_in_the_next_process(tmp_path):
     assert counts == [len(range(0, 60, 2)), len(range(0, 60, 3))]
 
 
-def test_a_sweep_on_workers_refuses_a_users_policy_and_runs_it_in_process(registry,
-                                                                          tmp_path):
+def test_a_sweep_on_workers_refuses_a_policy_no_plugin_defines(registry, tmp_path):
     from simulator.errors import InputError
     from simulator.experiments.sweep import Grid, sweep
     from simulator.experiments.sweep_store import load_rows
@@ -118,13 +125,13 @@ def test_a_sweep_on_workers_refuses_a_users_policy_and_runs_it_in_process(regist
     registry["user_gate"] = _gated(_every_other)
     grid = Grid("zipf_paging", params={"steps": [200], "objects": [20]}, seeds=[0],
                 policies=["user_gate"], capacities=[3])
-    with pytest.raises(InputError, match="defined outside semcache, so Dask workers"):
+    with pytest.raises(InputError, match="registered in this process only, so Dask workers"):
         sweep(grid, str(tmp_path / "a"), workers=2)
     # the package's own hooks under a new name: still unknown to a worker's registry
     registry["fifo_again"] = dataclasses.replace(fifo.POLICY, name="fifo_again")
     again = Grid("zipf_paging", params={"steps": [200], "objects": [20]}, seeds=[0],
                  policies=["fifo_again"], capacities=[3])
-    with pytest.raises(InputError, match="'fifo_again' is defined outside semcache"):
+    with pytest.raises(InputError, match="'fifo_again' is registered in this process only"):
         sweep(again, str(tmp_path / "c"), workers=2)
     sweep(grid, str(tmp_path / "b"), workers=0)
     assert [row["policy"] for row in load_rows(str(tmp_path / "b"))] == ["user_gate"]

@@ -165,7 +165,7 @@ LOGGER = Policy(name=f"test_event_log_{_SOURCE}", summary="logs (step, phase) of
                 init=lambda ctx: (np.zeros((4 * ctx.n_keys, 2), np.int64),
                                   np.zeros(1, np.int64)),
                 victim=_first_slot, on_hit=_log_hit, on_feedback=_log_feedback,
-                admit=_log_arrival)
+                admit=_log_arrival, modes=("semantic", "paging"))
 
 
 def logged_events(trace, options, seed):

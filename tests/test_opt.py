@@ -242,3 +242,20 @@ def test_cli_opt_json_matches_opt(tmp_path, capsys):
     assert code == 0 and text.startswith("OPT = ")
     with pytest.raises(InputError, match="^capacity must"):
         _opt_cli(["opt", "--workload", "cycling", "--capacity", "0"], capsys)
+
+
+def test_an_opt_that_will_be_bounds_only_says_so_before_the_work():
+    # precision quality (no flow or topic method) over too many steps for the item DP
+    import warnings
+
+    import workloads
+    from theory.opt import SlowOptWarning
+
+    trace = workloads.get("clusters").generate({"steps": 90}, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SlowOptWarning)  # raised before any phase runs
+        with pytest.raises(SlowOptWarning, match="certified bounds only.*time_limit"):
+            opt(trace, 4, 3, 0.5, quality="precision")
+    with warnings.catch_warnings():  # a time limit is the answer: nothing to warn of
+        warnings.simplefilter("error", SlowOptWarning)
+        assert not opt(trace, 4, 3, 0.5, quality="precision", time_limit=0.01).exact

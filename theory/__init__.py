@@ -14,6 +14,14 @@
   of the regret proofs (:mod:`theory.eviction_bandit`) and the threshold path of
   regret-gated admission (:mod:`theory.gate_replay`).
 - The paper's claims, one module each, and their verdicts: :mod:`theory.claims`.
+- Your claims: :class:`Claim` and :func:`check` (:mod:`theory.kit`), with the bounds of
+  :mod:`theory.bounds`, the instance families of :mod:`theory.families` and the shrinker
+  of :mod:`theory.shrink`; verdicts by the same rules as the paper's (docs/claims.md).
 
 The simulator never imports this package; it imports the simulator.
 """
+
+from theory import bounds, families
+from theory.kit import Claim, check
+
+__all__ = ["Claim", "bounds", "check", "families"]

@@ -240,6 +240,8 @@ def _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan) -
     sized = budget_plan is not None and budget_plan.binds  # ... unless sizes bind too
     if plan is not None and method not in EXACT:
         plan(_plan(trace, K, k, quality, method, sized))
+    elif method == "auto" and not opt_clock.limited():
+        _warn_if_bounds_only(_plan(trace, K, k, quality, method, sized), trace, K)
     refused = []
     cost = sets = chosen = None
     topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))
@@ -301,6 +303,23 @@ def _exact(name, trace, K, k, lam, quality, limits) -> tuple:
     if name == "counts":
         return opt_counts.solve(trace, K, k, lam, quality)
     return opt_dp.solve(build_model(trace, k, quality), K, lam, *limits)
+
+
+class SlowOptWarning(UserWarning):
+    """No exact method fits an instance: OPT will be certified bounds, from linear programs
+    whose time grows fast with T (give ``time_limit``)."""
+
+
+def _warn_if_bounds_only(lines: list, trace, K) -> None:
+    """Say it before the work, when no exact method can apply and no time limit is set."""
+    if lines[0].startswith("exact methods, the first that applies: none"):
+        import warnings
+
+        warnings.warn(SlowOptWarning(
+            f"OPT of this instance (T = {trace.steps}, K = {K}) will be certified bounds "
+            f"only, and with no time limit every phase runs: {'; '.join(lines)}. Linear "
+            "programs over hundreds of steps take seconds to minutes: pass "
+            "time_limit=SECONDS for the best bounds by then"), stacklevel=4)
 
 
 def _plan(trace, K, k, quality, method, sized) -> list:

@@ -51,6 +51,11 @@ def running(time_limit: float | None = None, progress: Callable | None = None):
         _CLOCK.reset(token)
 
 
+def limited() -> bool:
+    """Whether the running clock has a time limit."""
+    return _CLOCK.get().deadline is not None
+
+
 def expired() -> bool:
     """Whether the time limit has passed; if so the caller skips its phase (noted)."""
     clock = _CLOCK.get()

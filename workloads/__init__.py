@@ -7,6 +7,7 @@ Each module defines ``WORKLOAD``, a :class:`workloads.base.Workload` whose
 10
 """
 
+from simulator import registration
 from simulator.errors import InputError
 from workloads import (adversarial, agent, clusters, cycling, drift, locomo, noise_pool,
                        solar_published, stationary, working_set, zipf_paging)
@@ -18,6 +19,31 @@ REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (
     solar_published,  # the SOLAR authors' own traces
     agent,  # the memory-management study's closed loop
     locomo)}  # real conversations
+
+
+_SHIPPED = dict(REGISTRY)
+ORIGINS: dict = {}  # name -> the plugin (a file path or a module name) that registered it
+
+
+def register(workload, origin: str | None = None) -> None:
+    """Add ``workload`` under its name; ``origin`` is the plugin that defines it (named by
+    replay commands).  A name taken by another workload is refused."""
+    from workloads.base import Workload
+
+    if not isinstance(workload, Workload):
+        raise InputError(f"register() takes a workloads.base.Workload, got "
+                         f"{type(workload).__name__}")
+    registration.add(REGISTRY, _SHIPPED, ORIGINS, "workload", workload.name, workload, origin)
+
+
+def shipped(name: str) -> bool:
+    """Whether ``name`` is registered as the package registers it (every process has it)."""
+    return registration.is_shipped(REGISTRY, _SHIPPED, name)
+
+
+def origin(name: str) -> str | None:
+    """The plugin that registered workload ``name``, or None."""
+    return registration.origin_of(REGISTRY, _SHIPPED, ORIGINS, name)
 
 
 def available() -> list:

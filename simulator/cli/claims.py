@@ -48,16 +48,39 @@ def update_readme(path: str, section: str) -> None:
                      "--update-readme")
 
 
+def file_claims(path: str) -> list:
+    """The :class:`theory.Claim` objects at the top level of the Python file ``path`` (loaded
+    as a plugin, so the policies and workloads it defines are registered too)."""
+    import theory
+    from simulator.experiments import plugins
+
+    if not path.endswith(".py"):
+        raise InputError(f"--file '{path}': give a Python file (.py) that defines "
+                         "theory.Claim objects", "file")
+    module = plugins.load(path)
+    found = [v for v in vars(module).values() if isinstance(v, theory.Claim)]
+    if not found:
+        raise InputError(f"--file '{path}' defines no theory.Claim at its top level "
+                         "(docs/extending.md: a claim)", "file")
+    return found
+
+
 def cmd_claims(args) -> int:
     from theory.claims import check_all, select
 
     ids = [i.strip() for i in args.only.split(",")] if args.only else None
-    select(ids)  # unknown ids fail before any work
+    if args.file:
+        if args.only or args.update_readme:
+            raise InputError("--file judges the claims of one file; it cannot be used with "
+                             "--only or --update-readme")
+        chosen = file_claims(args.file)
+    else:
+        chosen = select(ids)  # unknown ids fail before any work
     if args.update_readme:
         out.check_writable(args.update_readme, "--update-readme")
     out.check_folder(args.out)  # breaking instances are saved there after the work
     progress = None if args.json else (lambda c: out.print_line(f"checking {c.id}: {c.title}"))
-    results = check_all(ids, quick=args.quick, out_dir=args.out, progress=progress)
+    results = check_all(chosen, quick=args.quick, out_dir=args.out, progress=progress)
     if args.update_readme:
         update_readme(args.update_readme, markdown(results, args.quick))
     if args.json:
@@ -103,6 +126,9 @@ def add_parser(sub) -> None:
                                    "from the run and names its basis.")
     p.add_argument("--quick", action="store_true", help="reduced grids (about a minute)")
     p.add_argument("--only", metavar="ID,ID", help="run only these claim ids")
+    p.add_argument("--file", metavar="FILE",
+                   help="judge the theory.Claim objects of a Python file instead "
+                        "(docs/extending.md)")
     p.add_argument("--out", default="claims-out", metavar="DIR",
                    help="folder for breaking instances (default: claims-out)")
     p.add_argument("--markdown", action="store_true", help="print the README section")

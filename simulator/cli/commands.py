@@ -13,6 +13,11 @@
 ``semcache delay-study``    hit rate as feedback is delayed or lost (SimPy engine)
 ``semcache --version``      ``semcache <version>``, from the installed package's metadata
 
+Every command takes ``--plugin PATH|MODULE`` (repeatable), loaded before anything else,
+with ``SEMCACHE_PLUGINS`` and the ``semcache.plugins`` entry points
+(:mod:`simulator.experiments.plugins`): your policies, workloads, adversaries and claims
+are then known to every option and registry.
+
 With ``--json`` a command prints exactly one JSON object on stdout and nothing else.
 Bad input of any kind (an option, a parameter, a trace file) ends the command with exit
 code 2 and one line on stderr, ``semcache: error: ...``; Ctrl-C exits with 130.
@@ -39,6 +44,11 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         register_single_options(self)
+        # read before the parser is built (plugins.argv_plugins); declared so it parses
+        self.add_argument("--plugin", metavar="PATH|MODULE", action="append", default=[],
+                          help="load a plugin first: a .py file or a module that defines "
+                               "policies, workloads, adversaries or claims (repeatable; "
+                               "also SEMCACHE_PLUGINS)")
 
     def error(self, message):
         command = self.prog.removeprefix("semcache").strip()
@@ -71,7 +81,11 @@ def _error(message: str) -> int:
 
 def main(argv: list | None = None) -> int:
     """Run the command line; returns the exit code (0, 2 on bad input, 130 on Ctrl-C)."""
+    from simulator.experiments import plugins
+
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        plugins.load_all(plugins.argv_plugins(argv))  # their names are known to the parser
         parser = build_parser()
         try:
             args = parser.parse_args(argv)

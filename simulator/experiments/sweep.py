@@ -51,7 +51,7 @@ import time
 from simulator import policies as registry
 from simulator import runner
 from simulator.run_options import budget_value
-from simulator.experiments import sweep_checks, sweep_cluster, sweep_store
+from simulator.experiments import plugins, sweep_checks, sweep_cluster, sweep_store
 from simulator.experiments.code_id import code_id
 from simulator.experiments.sweep_cluster import compile_kernels
 from simulator.errors import InputError
@@ -215,6 +215,7 @@ def run_chunk(chunk: dict) -> tuple:
     global _CHUNKS_IN_PROCESS
     import workloads
 
+    plugins.ensure(chunk.get("plugins", ()))  # a worker loads what the sweep's process did
     start = time.perf_counter()
     trace = workloads.get(chunk["workload"]).generate(chunk["params"], chunk["seed"])
     rows = []
@@ -309,13 +310,8 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
         raise InputError("workers sets up a local cluster; it cannot be used with a "
                          "scheduler", "workers")
     tasks = grid.tasks()
-    if workers != 0:  # worker processes import the package's registry, nothing else
-        from simulator import policies
-
-        for name in sorted({t["policy"] for t in tasks}):
-            if not policies.shipped(name):
-                raise InputError(f"policy '{name}' is defined outside semcache, so Dask "
-                                 "workers cannot run it; sweep it with workers=0")
+    needed = plugins.needed({t["policy"] for t in tasks}, {t["workload"] for t in tasks}) \
+        if workers != 0 else []
     sweep_checks.check_costs(tasks)
     code = code_id()
     serial = workers == 0
@@ -346,6 +342,8 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
             n_workers = max(1, sum(client.nthreads().values()))
         work = chunks(pending, split_by_policy=not serial
                       and len(chunks(pending)) < 2 * n_workers)
+        for chunk in work:
+            chunk["plugins"] = needed
         from tqdm import tqdm
 
         bar = cleanup.enter_context(tqdm(total=len(pending), unit="run", desc="sweep",

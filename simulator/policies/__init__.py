@@ -6,6 +6,7 @@ Building blocks that several policies share live in :mod:`simulator.policies.par
 'always admit; evict the oldest admission'
 """
 
+from simulator import registration
 from simulator.errors import InputError
 from simulator.policies import (add_all, arc, arc_ref, belady, coarse, combined, fifo, fixed,
                                 history, lfu, lru, lru_ref, periodic, random, s3fifo, sieve,
@@ -19,6 +20,7 @@ REGISTRY = {p.POLICY.name: p.POLICY for p in (
     lru_ref, arc_ref, solar_e_ref, solar_a_ref, solar_ref,  # as the SOLAR authors' runner has them
     fixed, add_all, strict, coarse, periodic, history, combined)}  # the memory-management study
 _SHIPPED = dict(REGISTRY)  # what every process has after importing the package
+ORIGINS: dict = {}  # name -> the plugin (a file path or a module name) that registered it
 
 
 def shipped(name: str) -> bool:
@@ -28,7 +30,31 @@ def shipped(name: str) -> bool:
     >>> shipped("fifo")
     True
     """
-    return name in _SHIPPED and REGISTRY.get(name) is _SHIPPED[name]
+    return registration.is_shipped(REGISTRY, _SHIPPED, name)
+
+
+def register(policy, origin: str | None = None) -> None:
+    """Add ``policy`` under its name (a plugin's policies are registered for it).
+
+    ``origin`` is the plugin that defines it: the ``--plugin`` that a replay command names
+    and that a Dask worker loads.  A name taken by another policy is refused.
+
+    >>> import dataclasses
+    >>> register(dataclasses.replace(REGISTRY["fifo"], name="my_fifo"))
+    >>> "my_fifo" in REGISTRY
+    True
+    >>> del REGISTRY["my_fifo"]
+    """
+    from simulator.policies.base import Policy
+
+    if not isinstance(policy, Policy):
+        raise InputError(f"register() takes a simulator.Policy, got {type(policy).__name__}")
+    registration.add(REGISTRY, _SHIPPED, ORIGINS, "policy", policy.name, policy, origin)
+
+
+def origin(name: str) -> str | None:
+    """The plugin that registered policy ``name``, or None (the package's, or your code's)."""
+    return registration.origin_of(REGISTRY, _SHIPPED, ORIGINS, name)
 
 
 def get(name: str):

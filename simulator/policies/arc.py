@@ -229,4 +229,4 @@ def _on_insert(state, slot, key, t):
 POLICY = Policy(name="arc", summary="always admit; adaptive replacement cache (ARC)",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict,
-                paging_loop=arc_paging_loop.paging_loop)
+                paging_loop=arc_paging_loop.paging_loop, modes=("semantic", "paging"))

@@ -166,4 +166,5 @@ def _on_insert(state, slot, key, t):
 POLICY = Policy(name="arc_ref", summary="always admit; ARC as the authors' runner has it "
                 "(ghost FIFOs capped at K each, R_t walked best first)",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
-                admit=_admit, on_insert=_on_insert, on_evict=_on_evict)
+                admit=_admit, on_insert=_on_insert, on_evict=_on_evict,
+                modes=("semantic", "paging"))

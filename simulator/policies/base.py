@@ -49,6 +49,7 @@ that cannot be split into hooks is much faster (ARC:
 from __future__ import annotations
 
 import dataclasses
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -91,6 +92,31 @@ def no_rearrival(state, slot, t):
 @njit
 def no_delete(state, t, cache):
     return -1
+
+
+MODES = ("semantic", "paging")
+# Each hook's arguments, as the engines pass them (the module docstring).
+HOOK_ARGUMENTS = {"on_hit": ("state", "slot", "t", "relevant"),
+                  "on_feedback": ("state", "t", "loss", "quality"),
+                  "admit": ("state", "t", "key", "x", "cache"),
+                  "victim": ("state", "t", "key", "x", "cache"),
+                  "on_insert": ("state", "slot", "key", "t"),
+                  "on_evict": ("state", "slot", "key", "t"),
+                  "on_rearrival": ("state", "slot", "t"),
+                  "delete": ("state", "t", "cache")}
+PAGING_LOOP_ARGUMENTS = ("requests", "n_keys", "capacity", "state", "out_hit")
+
+
+def _check_hook(where: str, hook: str, fn, names: tuple) -> None:
+    """One line naming the hook when it is not compiled or takes other arguments."""
+    py = getattr(fn, "py_func", None)
+    if py is None:
+        raise InputError(f"{where}: hook {hook} must be compiled with @simulator.njit, got "
+                         f"{type(fn).__name__} {getattr(fn, '__name__', '')!r}".rstrip())
+    got = list(inspect.signature(py).parameters)
+    if len(got) != len(names):
+        raise InputError(f"{where}: hook {hook} takes ({', '.join(names)}), but "
+                         f"{py.__name__} takes ({', '.join(got)})")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,7 +179,10 @@ class Policy:
 
     ``init(ctx)`` takes a :class:`Context` and returns the state tuple.  ``unbounded``
     policies get one slot per distinct item and ignore the capacity.  ``modes`` lists where
-    the policy is defined (``"semantic"``, ``"paging"``).  ``traits`` is a :class:`Traits`,
+    the policy is defined (``"semantic"``, ``"paging"``), and must be given: a rule that
+    reads vectors has no business on a paging trace, so no mode is assumed.  Building a
+    ``Policy`` checks each hook: compiled with ``@simulator.njit`` and taking the arguments
+    documented above, or one error naming the hook.  ``traits`` is a :class:`Traits`,
     or a function of the resolved parameters that returns one when a parameter decides
     (a noisy judge draws from the seed only when it can err); read it with
     :meth:`traits_of`.  ``state_bytes(params, slots, n_keys)``, when a parameter or the
@@ -174,11 +203,26 @@ class Policy:
     on_rearrival: Callable = no_rearrival
     delete: Callable = no_delete
     unbounded: bool = False
-    modes: tuple = ("semantic", "paging")
+    modes: tuple = ()
     traits: Traits | Callable = Traits()
     check_params: Callable | None = None
     paging_loop: Callable | None = None
     state_bytes: Callable | None = None
+
+    def __post_init__(self):
+        where = f"Policy '{self.name}'"
+        if not self.modes or not set(self.modes) <= set(MODES) or \
+                len(set(self.modes)) != len(self.modes):
+            raise InputError(f"{where}: modes must name where it runs, from {MODES} (e.g. "
+                             f"modes=('semantic',) for a rule that reads vectors), got "
+                             f"{self.modes!r}")
+        if not callable(self.init):
+            raise InputError(f"{where}: init must be a function of the run's Context that "
+                             "returns the state tuple")
+        hooks = dict(HOOK_ARGUMENTS, **({"paging_loop": PAGING_LOOP_ARGUMENTS}
+                                        if self.paging_loop is not None else {}))
+        for hook, names in hooks.items():
+            _check_hook(where, hook, getattr(self, hook), names)
 
     def resolve_params(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown keys or bad values raise InputError."""

@@ -54,4 +54,5 @@ def _victim(state, t, key, x, cache):
 
 
 POLICY = Policy(name="fifo", summary="always admit; evict the oldest admission",
-                init=_init, victim=_victim, on_insert=_on_insert, on_evict=_on_evict)
+                init=_init, victim=_victim, on_insert=_on_insert, on_evict=_on_evict,
+                modes=("semantic", "paging"))

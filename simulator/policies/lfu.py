@@ -113,4 +113,5 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="lfu", summary="always admit; evict the least frequently retrieved item",
                 init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
-                on_evict=_on_evict, params={"tie": "auto"}, check_params=_check)
+                on_evict=_on_evict, params={"tie": "auto"}, check_params=_check,
+                modes=("semantic", "paging"))

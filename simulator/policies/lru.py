@@ -112,4 +112,4 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="lru", summary="always admit; evict the least recently retrieved item",
                 init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
-                on_evict=_on_evict)
+                on_evict=_on_evict, modes=("semantic", "paging"))

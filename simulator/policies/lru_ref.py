@@ -41,4 +41,5 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="lru_ref", summary="always admit; LRU as the authors' runner has it "
                 "(ties within a step to the oldest admission)",
-                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert)
+                init=_init, victim=_victim, on_hit=_on_hit, on_insert=_on_insert,
+                modes=("semantic", "paging"))

@@ -52,4 +52,4 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="random", summary="always admit; evict a uniformly random item (seeded)",
                 init=_init, victim=_victim, on_insert=_on_insert, on_evict=_on_evict,
-                traits=Traits(randomized=True))
+                traits=Traits(randomized=True), modes=("semantic", "paging"))

@@ -209,4 +209,4 @@ POLICY = Policy(name="s3fifo",
                 summary="S3-FIFO (small, main and ghost FIFO queues); admits what fits small",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict, params=PARAMS,
-                check_params=_check)
+                check_params=_check, modes=("semantic", "paging"))

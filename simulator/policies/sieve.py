@@ -85,4 +85,4 @@ def _victim(state, t, key, x, cache):
 
 POLICY = Policy(name="sieve", summary="always admit; SIEVE (FIFO queue, visited bit, hand)",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
-                on_insert=_on_insert, on_evict=_on_evict)
+                on_insert=_on_insert, on_evict=_on_evict, modes=("semantic", "paging"))

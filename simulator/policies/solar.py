@@ -55,4 +55,4 @@ POLICY = Policy(name="solar", summary="regret-gated admission (Alg. 1) + Thompso
                 "(Alg. 2)", init=_init, victim=_victim, on_hit=_on_hit,
                 on_feedback=regret_gate.on_feedback, admit=_admit,
                 on_insert=_on_insert, on_evict=_on_evict, params=PARAMS, check_params=_check,
-                traits=Traits(randomized=True, regret_gated=True))
+                traits=Traits(randomized=True, regret_gated=True), modes=("semantic", "paging"))

@@ -169,4 +169,5 @@ POLICY = Policy(name="solar_a", summary="regret-gated admission (Alg. 1); heuris
                 "multi-score eviction", init=_init, victim=_victim, on_hit=_on_hit,
                 on_feedback=regret_gate.on_feedback, admit=_admit,
                 on_insert=_on_insert, on_evict=_on_evict, params=PARAMS,
-                check_params=_check, traits=Traits(regret_gated=True))
+                check_params=_check, traits=Traits(regret_gated=True),
+                modes=("semantic", "paging"))

@@ -44,4 +44,4 @@ POLICY = Policy(name="solar_e", summary="always admit; Thompson-sampling evictio
                 init=_init, victim=_victim, on_hit=_on_hit, admit=_admit,
                 on_insert=_on_insert, on_evict=_on_evict,
                 params=dict(thompson.PARAMS), check_params=thompson.check,
-                traits=Traits(randomized=True))
+                traits=Traits(randomized=True), modes=("semantic", "paging"))

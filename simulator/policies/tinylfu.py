@@ -309,4 +309,4 @@ POLICY = Policy(name="tinylfu",
                 summary="a window LRU takes what fits it; a count-min sketch admits into main SLRU",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict, delete=_delete,
-                params=PARAMS, check_params=_check)
+                params=PARAMS, check_params=_check, modes=("semantic", "paging"))

@@ -213,4 +213,4 @@ def _on_insert(state, slot, key, t):
 POLICY = Policy(name="twoq", summary="2Q (A1in FIFO, A1out ghost, Am LRU); admits what fits A1in",
                 init=_init, victim=_victim, on_hit=_on_hit, on_rearrival=_on_rearrival,
                 admit=_admit, on_insert=_on_insert, on_evict=_on_evict, params=PARAMS,
-                check_params=_check)
+                check_params=_check, modes=("semantic", "paging"))

@@ -155,21 +155,30 @@ def save_instance(trace, out_dir: str, name: str, model: dict,
     """Write a breaking instance and say how to reproduce it.
 
     ``model`` holds the run options (``capacity``, ``top_k``, ``switch_cost``, ``quality``,
-    ``policy``, optional ``policy_params``); the commands repeat them.  ``with_opt``
+    optional ``budget``, ``policy``, optional ``policy_params``); the commands repeat
+    them, with the ``--plugin`` that registered the policy if a plugin did.  ``with_opt``
     adds the ``semcache opt`` command, for claims that compare with OPT.
     """
+    import shlex
+
+    from simulator import policies
     from simulator.trace_formats import save
 
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{name}.npz")
     save(trace, path)
-    opts = (f"--capacity {model['capacity']} --top-k {model.get('top_k', 3)} "
+    opts = (f"--capacity {model.get('capacity') or 'none'} --top-k {model.get('top_k', 3)} "
             f"--switch-cost {model.get('switch_cost', 0.0):g} "
-            f"--quality {model.get('quality', 'hit')}")
+            f"--quality {model.get('quality', 'hit')}"
+            + (f" --budget {model['budget']}" if model.get("budget") else ""))
     pp = "".join(f" --policy-param {k}={v}" for k, v in model.get("policy_params", {}).items())
     policy = model.get("policy")
-    run = f"semcache run --trace {path} --policy {policy}{pp} {opts}" if policy else None
-    return {"trace": path, "steps": int(trace.steps), "model": dict(model),
+    plugin = policies.origin(policy) if policy else None
+    plug = f" --plugin {shlex.quote(plugin)}" if plugin else ""
+    path = shlex.quote(path)
+    run = f"semcache run{plug} --trace {path} --policy {policy}{pp} {opts}" if policy else None
+    return {"trace": os.path.join(out_dir, f"{name}.npz"), "steps": int(trace.steps),
+            "model": dict(model),
             "reproduce": [c for c in (run, with_opt and f"semcache opt --trace {path} {opts}")
                           if c]}
 

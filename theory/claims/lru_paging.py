@@ -26,6 +26,10 @@ import numpy as np
 
 from simulator.runner import run
 from simulator.trace import PagingTrace
+import theory
+from simulator.instance import Instance
+from simulator.trace_formats import load
+from theory import bounds, families
 from theory.claims.base import HOLDS, VIOLATED, Claim, save_instance
 from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, SEARCH, basis, verdict
 
@@ -42,6 +46,36 @@ def _relabelled(pages: int, length: int):
         for p in range(min(top + 2, pages)):
             yield from grow(prefix + [p], max(top, p))
     yield from grow([], -1)
+
+
+def _within_k_belady(run, opt, instance) -> tuple:
+    K = instance.options["capacity"]
+    misses = run.summary()["steps"] - run.summary()["hits"]
+    belady = _misses(instance.trace, "belady", K)
+    return misses <= K * belady, {"ratio_over_K": misses / (K * belady)}
+
+
+def random_sequences(n: int) -> families.Family:
+    """``n`` seeded random request sequences: K = 1…8, K + 1 … 3K + 2 pages, T ≤ 299."""
+    rng = np.random.default_rng(7)
+    out = []
+    for _ in range(n):
+        K = int(rng.integers(1, 9))
+        pages = int(rng.integers(K + 1, 3 * K + 3))
+        T = int(rng.integers(K + 1, 300))
+        out.append(Instance(PagingTrace.from_requests(rng.integers(0, pages, T)),
+                            {"capacity": K}, {"pages": pages}))
+    return families.Family(tuple(out), f"{n} seeded random sequences, K = 1…8, T ≤ 299, up "
+                                        "to 3K + 2 pages")
+
+
+def random_claims(n: int) -> list:
+    """"misses ≤ K·Belady" for LRU and for FIFO on the random sequences, with the kit."""
+    sequences = random_sequences(n)
+    bound = bounds.predicate(_within_k_belady, "misses ≤ K·Belady's misses")
+    return [theory.Claim(id=f"lru-paging-{p}", statement=f"{p} misses at most K times "
+                         "Belady's", policy=p, instances=sequences, bound=bound)
+            for p in ("lru", "fifo")]
 
 
 def exhaustive(quick: bool) -> dict:
@@ -89,20 +123,14 @@ def _check(quick: bool, out_dir: str) -> dict:
             if bad is None and (ratios[-1] < 0.95 * K or ratios != sorted(ratios)):
                 bad = (f"{policy}: adversarial ratio {ratios} does not rise to K = {K}",
                        trace, K, policy)
-    rng = np.random.default_rng(7)
-    worst = 0.0
     n = 200 if quick else 3000
-    for _ in range(n):
-        K = int(rng.integers(1, 9))
-        pages = int(rng.integers(K + 1, 3 * K + 3))
-        T = int(rng.integers(K + 1, 300))
-        trace = PagingTrace.from_requests(rng.integers(0, pages, T))
-        opt = _misses(trace, "belady", K)
-        for policy in ("lru", "fifo"):
-            ratio = _misses(trace, policy, K) / opt
-            worst = max(worst, ratio / K)
-            if ratio > K + 1e-12 and bad is None:
-                bad = (f"{policy} misses {ratio:.3f}·Belady > K = {K}", trace, K, policy)
+    kit = [theory.check(c, out_dir=out_dir) for c in random_claims(n)]
+    worst = max(r["ratio_over_K"] for k in kit for r in k.measured["rows"])
+    broken = next((k for k in kit if k.verdict == VIOLATED), None)
+    if broken is not None and bad is None:
+        inst = broken.instance
+        bad = (f"{broken.id}: {broken.evidence}", load(inst["trace"]),
+               inst["model"]["capacity"], inst["model"]["policy"])
     every = exhaustive(quick)
     measured = dict(adversarial=rows, random_sequences=n, max_ratio_over_K=worst,
                     exhaustive=dict(sequences=every["sequences"],
@@ -110,8 +138,7 @@ def _check(quick: bool, out_dir: str) -> dict:
     adversary = basis(CONSTRUCTION, "the paging adversary (K + 1 pages, always the one LRU "
                                     "lacks), K = " + "/".join(map(str, grid_K)) +
                       ", against Belady's exact misses")
-    search = basis(SEARCH, f"{n} seeded random sequences, K = 1…8, T ≤ 299, up to 3K + 2 "
-                           "pages")
+    search = kit[0].basis
     bad = bad or every["bad"]
     if bad is not None:
         problem, trace, K, policy = bad
