@@ -192,7 +192,7 @@ def check_engine(engine: str, engine_options: dict | None) -> dict:
     return options
 
 
-def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
+def run(trace, policy, capacity: int | None = None, top_k: int = 3,
         switch_cost: float = 0.0, quality: str = "hit", seed: int = 0,
         params: dict | None = None, engine: str = "fast", engine_options: dict | None = None,
         budget=None, retrievals: bool = False) -> RunResult:
@@ -201,8 +201,9 @@ def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
     Parameters
     ----------
     trace : Trace or PagingTrace
-    policy : str
-        A registry name (``simulator.policies.REGISTRY``).
+    policy : str or Policy
+        A registry name (``simulator.policies.REGISTRY``), or a
+        :class:`~simulator.policies.base.Policy` object, registered or not.
     capacity, top_k, switch_cost, quality
         The model options K, k, λ and the quality measure of docs/model.md §1 (paging mode uses
         ``capacity`` only).  ``capacity`` None: 10, or no count limit when a budget is given.
@@ -226,7 +227,7 @@ def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
     """
     check_options(capacity, top_k, switch_cost, quality)
     options = check_engine(engine, engine_options)
-    pol = policies.get(policy)
+    pol = policies.resolve(policy)
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
     check_cost_bound(trace.steps, switch_cost)
@@ -244,7 +245,7 @@ def run(trace, policy: str, capacity: int | None = None, top_k: int = 3,
     live = LiveRun(trace, pol, capacity=capacity, top_k=top_k, quality=quality,
                    switch_cost=switch_cost, seed=seed, params=params, budget=budget,
                    before_retrieve=hook)
-    config = dict(live.config, policy=policy, engine=engine,
+    config = dict(live.config, policy=pol.name, engine=engine,
                   engine_options=options if engine == "simpy" else None)
     feedback = None
     if engine == "simpy":

@@ -15,6 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 
+import simulator
 from simulator import engine_fast, kernel_cache, policies
 from simulator.config import njit
 from simulator.policies import fifo
@@ -135,3 +136,10 @@ def test_a_sweep_on_workers_refuses_a_policy_no_plugin_defines(registry, tmp_pat
         sweep(again, str(tmp_path / "c"), workers=2)
     sweep(grid, str(tmp_path / "b"), workers=0)
     assert [row["policy"] for row in load_rows(str(tmp_path / "b"))] == ["user_gate"]
+
+
+def test_the_contract_takes_a_policy_object_without_registering_it():
+    mine = _gated(_every_other, name="never_registered")
+    assert "check_capacity" in simulator.check_policy(mine)
+    assert "never_registered" not in policies.REGISTRY
+    assert run(TRACE, mine, capacity=3).config["policy"] == "never_registered"

@@ -57,6 +57,14 @@ def origin(name: str) -> str | None:
     return registration.origin_of(REGISTRY, _SHIPPED, ORIGINS, name)
 
 
+def resolve(policy):
+    """``policy`` itself when it is a :class:`~simulator.policies.base.Policy`, else the
+    registered policy of that name (an unregistered Policy object runs as it is)."""
+    from simulator.policies.base import Policy
+
+    return policy if isinstance(policy, Policy) else get(policy)
+
+
 def get(name: str):
     """The registered policy called ``name``; an unknown name raises InputError."""
     try:

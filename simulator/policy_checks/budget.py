@@ -30,7 +30,7 @@ def check_budget(name, params=None):
                 f"capacity {K}")
     tr = sized_trace()
     sizes = tr.item_sizes
-    unbounded = policies.REGISTRY[name].unbounded
+    unbounded = policies.resolve(name).unbounded
     for budget, capacity in ((BUDGET, None), (SMALL, None), (BUDGET, 2)):
         r = run(tr, name, capacity=capacity, budget=budget, seed=2, params=params)
         totals, before, after, too_large, changed = _replay_sizes(r, tr)

@@ -34,25 +34,25 @@ def paging_checks():
     return [(name, c) for name, p in policies.REGISTRY.items() for c in _paging_checks_of(p)]
 
 
-def check_policy(name: str, params: dict | None = None) -> list:
-    """Run every check that applies to the registered policy ``name`` (by its modes), with
-    its parameters ``params`` (defaults when None).
+def check_policy(name, params: dict | None = None) -> list:
+    """Run every check that applies to a policy (by its modes), with its parameters
+    ``params`` (defaults when None); ``name`` is a registered name or a
+    :class:`~simulator.policies.base.Policy` object, which need not be registered.
 
     Returns the names of the checks run; raises AssertionError naming the policy, the
     failed check and what failed (an error the engine raised counts as a failure too, such
-    as a victim slot that is not occupied).  Register a policy first
-    (``simulator.policies.REGISTRY[policy.name] = policy``).  The hooks run compiled, so a
-    hook that writes out of its arrays' bounds can crash the process instead.
+    as a victim slot that is not occupied).  The hooks run compiled, so a hook that writes
+    out of its arrays' bounds can crash the process instead.
     """
-    pol = policies.get(name)
+    pol = policies.resolve(name)
     pol.resolve_params(params)  # a bad parameter is the caller's error, not a failed check
     checks = (SEMANTIC_CHECKS if "semantic" in pol.modes else ()) + _paging_checks_of(pol)
     for check in checks:
         try:
             check(name, params)
         except AssertionError as exc:
-            raise AssertionError(f"policy '{name}' fails {check.__name__}: {exc}") from None
+            raise AssertionError(f"policy '{pol.name}' fails {check.__name__}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - the engine's own objections
-            raise AssertionError(f"policy '{name}' fails {check.__name__}: "
+            raise AssertionError(f"policy '{pol.name}' fails {check.__name__}: "
                                  f"{type(exc).__name__}: {exc}") from None
     return [check.__name__ for check in checks]

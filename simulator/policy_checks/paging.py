@@ -28,7 +28,7 @@ def check_paging(name, params=None):
     same = tr.requests[order[1:]] == tr.requests[order[:-1]]
     require(not (same & (big.hit[order[1:]] < big.hit[order[:-1]])).any(),
              "paging: an object missed after a hit although every object fits")
-    if policies.REGISTRY[name].admit is always_admit:
+    if policies.resolve(name).admit is always_admit:
         require(big.summary()["hits"] == tr.steps - tr.n_keys,
                  "paging: an always-admit policy missed a request after the first one "
                  "although every object fits")
@@ -53,7 +53,7 @@ def paging_loop_result(pol, trace, capacity, hooks, seed=0, params=None):
 
 def check_paging_loop(name, params=None):
     """A policy's own ``paging_loop`` (if any) equals its hook loop, request for request."""
-    pol = policies.REGISTRY[name]
+    pol = policies.resolve(name)
     for seed, objects, alpha in ((0, 60, 0.9), (1, 12, 0.0), (2, 400, 1.2)):
         tr = zipf_requests(seed, 3000, objects, alpha)
         for capacity in (1, 2, K, 16):

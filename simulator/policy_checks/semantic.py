@@ -12,7 +12,7 @@ from simulator.runner import run
 
 
 def check_capacity(name, params=None):
-    pol = policies.REGISTRY[name]
+    pol = policies.resolve(name)
     for label, tr in semantic_traces().items():
         r = run(tr, name, capacity=K, top_k=3, seed=1, params=params)
         if pol.unbounded:
@@ -72,7 +72,7 @@ def check_reset(name, params=None):
     run(traces["restream"], name, capacity=K + 1, seed=4, params=params)
     again = run(traces["fresh"], name, capacity=K, seed=3, params=params)
     require(results_equal(first, again), "a run depends on the runs before it")
-    pol = policies.REGISTRY[name]
+    pol = policies.resolve(name)
     tr = traces["fresh"]
     ctx = Context(K, tr.n_keys, tr.dim, pol.resolve_params(params), 3, 0.0,
                   tr if declared(name, params).offline else None)
@@ -115,7 +115,7 @@ def check_arrivals(name, params=None):
         # full before the arrival: K after it, unless the step also deleted one
         evicting = r.evicted >= 0
         full = r.size + (r.deleted >= 0) == K
-        require(full[evicting].all() or policies.REGISTRY[name].unbounded,
+        require(full[evicting].all() or policies.resolve(name).unbounded,
                  f"{label}: evicted although the cache had room")
 
 

@@ -14,7 +14,7 @@ SEEDS = range(4)
 
 def declared(name, params=None):
     """The traits the registered policy ``name`` declares with ``params``."""
-    return policies.get(name).traits_of(params)
+    return policies.resolve(name).traits_of(params)
 
 
 # --------------------------------------------------------------------------- traces
