@@ -1,7 +1,8 @@
 """Property tests for your own policies and claims, in your own CI.
 
 Strategies (hypothesis): :func:`traces` draws valid semantic, paging or sized traces and
-:func:`instances` tiny semantic :class:`~simulator.instance.Instance` s whose OPT is exact;
+:func:`instances` tiny semantic :class:`Instance` s (a trace and the options it runs under,
+:mod:`simulator.instance`) whose OPT is exact;
 both build the trace from drawn primitives (steps, vectors, topics, keys, weights, K, k,
 λ, quality), so a counterexample shrinks to a smaller instance, not to another seed.
 :func:`policy_params` draws a policy's parameters.
@@ -47,6 +48,7 @@ LRU pays λ to admit an item no later query needs.
 lru: cost 3 > 2·OPT + 0 with OPT = 1
 """
 
+from simulator.instance import Instance
 from simulator.testing.assertions import (Undecided, assert_ratio_at_most,
                                           assert_same_as_reference)
 from simulator.testing.hook_driver import HookDriver
@@ -56,6 +58,6 @@ from simulator.testing.reference_model import Item, SplitMix64, TwinContext, sim
 from simulator.testing.strategies import instances, policy_params, traces
 from simulator.testing.twin import Twin
 
-__all__ = ["HookDriver", "Item", "SplitMix64", "Twin", "TwinContext", "Undecided",
+__all__ = ["HookDriver", "Instance", "Item", "SplitMix64", "Twin", "TwinContext", "Undecided",
            "assert_ratio_at_most", "assert_same_as_reference", "hook_machine", "instances",
            "policy_params", "reference_paging_run", "reference_run", "similarity", "traces"]

@@ -137,8 +137,8 @@ class HookDriver:
         self.pol.on_feedback(self.state, self.t, loss, 1.0 - loss)
         self.twin.on_feedback(self.t, loss, 1.0 - loss)
 
-    def arrive(self, key, slot_pick):
-        """Arrival of ``key``; ``slot_pick`` chooses among free slots.  Ends the step."""
+    def arrive(self, key, pick):
+        """Arrival of ``key``; ``pick`` chooses among free slots.  Ends the step."""
         x = self.vectors[key]
         s = self.slot_of(key)
         ok = False
@@ -155,7 +155,7 @@ class HookDriver:
                     self._check_victim(v, want)
                     self._remove(v)
                 free = self.free()
-                s = free[slot_pick % len(free)]
+                s = free[pick % len(free)]
                 self.slot_key[s] = key
                 self.slot_vec[:, s] = x
                 self.slot_adm[s] = self.t
@@ -183,7 +183,7 @@ class HookDriver:
         while self.delete():
             pass
 
-    def request(self, slot_pick):
+    def request(self, pick):
         """Paging mode: the next request of the pre-drawn sequence."""
         key = self.requests[self.t]
         s = self.slot_of(key)
@@ -194,7 +194,7 @@ class HookDriver:
             self.t += 1
         else:
             self.feedback(1.0)
-            self.arrive(key, slot_pick)
+            self.arrive(key, pick)
 
     def remove_any(self, s):
         """A deletion the policy did not choose (the engine's ``remove_slot`` of any slot)."""
