@@ -18,7 +18,7 @@ import functools
 import itertools
 import math
 
-from naive import Item, quality_of, retrieve
+from simulator.testing.reference_model import Item, quality_of, retrieve
 
 
 def step_loss(trace, t, cache: dict, k: int, quality: str) -> float:

@@ -1,62 +1,26 @@
-"""Plain-Python reference policies of the SOLAR paper and the classic ones (see naive.py).
+"""Plain-Python twins of the SOLAR paper's policies and the classic ones (see naive.py).
 
-Each class is written from its policy's docstring; it sees whole steps (R_t best first)
-and answers by item key, never by slot.
+Each class is a :class:`simulator.testing.Twin` written from its policy's docstring; it
+sees whole steps (R_t best first) and answers by item key, never by slot.
 """
 
 from __future__ import annotations
 
 import math
 
-from naive_model import Ctx, SplitMix64, similarity
-
-class Naive:
-    """Default behaviour: always admit, notice nothing, never delete."""
-
-    unbounded = False
-    defaults: dict = {}
-
-    def __init__(self, ctx: Ctx):
-        unknown = set(ctx.params) - set(self.defaults)
-        assert not unknown, f"unknown parameters {unknown}"
-        self.p = {**self.defaults, **ctx.params}
-        self.ctx = ctx
-
-    def on_retrieve(self, t, keys, relevant):
-        """R_t, best match first, with each item's relevance."""
-
-    def on_feedback(self, t, loss, quality):
-        pass
-
-    def admit(self, t, key, x, cache) -> bool:
-        return True
-
-    def victim(self, t, key, x, cache) -> int:
-        raise NotImplementedError
-
-    def on_insert(self, t, key):
-        pass
-
-    def on_evict(self, t, key):
-        pass
-
-    def on_rearrival(self, t, key):
-        pass
-
-    def delete(self, t, cache):
-        return None
+from simulator.testing import SplitMix64, Twin, similarity
 
 
-class Unlimited(Naive):
+class Unlimited(Twin):
     unbounded = True
 
 
-class Fifo(Naive):
+class Fifo(Twin):
     def victim(self, t, key, x, cache):
         return min(cache.values(), key=lambda it: it.adm).key
 
 
-class Lru(Naive):
+class Lru(Twin):
     """Recency = (step, phase, rank): admission at t is later than any retrieval at t,
     and within one R_t the better match is the more recent."""
 
@@ -159,14 +123,7 @@ class Thompson:
         return min(cache, key=lambda k: (scores[k], k))
 
 
-def arriving_size(policy, t):
-    """The size of step t's arrival as a twin is told it: ``item_sizes`` (one per step,
-    set on a subclass by the sized tests), or 1 when not told (a unit-size run)."""
-    sizes = getattr(policy, "item_sizes", None)
-    return 1 if sizes is None else sizes[t]
-
-
-class SolarE(Naive):
+class SolarE(Twin):
     defaults = Thompson.defaults
 
     def __init__(self, ctx):
@@ -177,7 +134,7 @@ class SolarE(Naive):
         self.ts.on_retrieve(keys, relevant)
 
     def on_insert(self, t, key):
-        self.ts.on_insert(key, arriving_size(self, t))
+        self.ts.on_insert(key, self.arriving_size(t))
 
     def on_evict(self, t, key):
         self.ts.on_evict(key)
@@ -200,7 +157,7 @@ class Solar(SolarE):
         return self.gate.admit()
 
 
-class SolarA(Naive):
+class SolarA(Twin):
     """Evict argmin w_rec·exp(−age/age_scale) + w_use·r/max(1, age) + w_nov·(1 − nn),
     nn = max(0, highest cosine to another cached item); ties to the smaller key.
 
@@ -228,7 +185,7 @@ class SolarA(Naive):
 
     def on_insert(self, t, key):
         self.retrieved[key] = 0
-        self.size[key] = arriving_size(self, t)
+        self.size[key] = self.arriving_size(t)
 
     def on_evict(self, t, key):
         del self.retrieved[key], self.size[key]
@@ -249,7 +206,7 @@ class SolarA(Naive):
         return min(scores)[1]
 
 
-class Lfu(Naive):
+class Lfu(Twin):
     """Fewest retrievals since admission goes.  Ties: ``tie="admission"`` the oldest
     admission; ``tie="bucket"`` the item that reached its current count earliest (within
     one R_t the worst match reaches it first: R_t is reported worst match first);
@@ -285,14 +242,14 @@ class Lfu(Naive):
         return min(cache, key=lambda k: (self.count[k], self.reached[k], k))
 
 
-class Arc(Naive):
+class Arc(Twin):
     """Megiddo–Modha ARC as the module docstring states it (libCacheSim's variant).
 
     Lists are Python lists, LRU first.  A retrieval or a re-arrival is a request hit
     (to the MRU end of T2; within one R_t the worst match first, so the best ends MRU);
     a non-cached arrival is a request miss, a ghost hit iff its key is in B1 or B2.
 
-    Sizes: the sized tests set ``budget`` (and ``item_sizes``, see :func:`arriving_size`)
+    Sizes: the sized tests set ``budget`` (and ``item_sizes``, see :meth:`Twin.arriving_size`)
     on a subclass.  With a budget, c = B and each list's size is the total size of its
     keys (a ghost keeps its item's size); without one, c = K and every key counts 1.
     """
@@ -323,7 +280,7 @@ class Arc(Naive):
         self._hit(key)
 
     def admit(self, t, key, x, cache):
-        self.w = 1 if self.budget is None else arriving_size(self, t)
+        self.w = 1 if self.budget is None else self.arriving_size(t)
         b1, b2 = self.total(self.b1), self.total(self.b2)
         self.ghost = 1 if key in self.b1 else 2 if key in self.b2 else 0
         if self.ghost == 1:
@@ -375,7 +332,7 @@ class Arc(Naive):
                 del self.size[key]
 
 
-class Belady(Naive):
+class Belady(Twin):
     """Offline MIN (paging): evict the cached object requested again farthest ahead;
     objects never requested again count as infinitely far (ties: smallest key — any
     choice among them gives the same hits)."""
@@ -389,5 +346,13 @@ class Belady(Naive):
                     return u
             return math.inf
         return max(sorted(cache), key=following)
+
+    def same_victim(self, t, got, want):
+        """Any object never requested again is as good a victim as another."""
+        later = self.ctx.requests[t + 1:]
+
+        def next_use(k):
+            return later.index(k) if k in later else len(later)
+        return next_use(got) == next_use(want)
 
 

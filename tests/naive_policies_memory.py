@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from naive_model import SplitMix64
-from naive_policies import Naive
+from simulator.testing import SplitMix64, Twin
 
 JUDGE_SALT = 0xC0A25E
 JUDGE = {"threshold": 0.5, "false_positive": 0.2, "false_negative": 0.0}
@@ -18,7 +17,7 @@ HISTORY = {"min_retrievals": 5, "beta": 0.4}
 PERIODIC = {"period": 100, "stale_after": 500, "min_uses": 1}
 
 
-class Memory(Naive):
+class Memory(Twin):
     """Shared rules; subclasses fix ``addition`` and which deletions run."""
 
     addition = "all"

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 
-from naive_model import MASK, SplitMix64
-from naive_policies import Naive, arriving_size
+from simulator.testing import SplitMix64, Twin
+from simulator.testing.reference_model import MASK
 
-class Sieve(Naive):
+class Sieve(Twin):
     """SIEVE: queue oldest first, a visited bit per item, a hand (a key, or None = oldest).
 
     A request sets the visited bit.  The victim walk starts at the hand, clears visited bits
@@ -50,7 +50,7 @@ class Sieve(Naive):
         del self.queue[i], self.visited[key]
 
 
-class RandomEvict(Naive):
+class RandomEvict(Twin):
     """Items in an array (admission appends; a removal moves the last entry into the hole);
     the victim is entry int(u·n), u the next uniform of stream (seed, 0x52414E44)."""
 
@@ -73,7 +73,7 @@ class RandomEvict(Naive):
 
 class Sized:
     """Weights for the queue-sharing twins: the sized tests set ``budget`` (and
-    ``item_sizes``, see :func:`naive_policies.arriving_size`) on a subclass.  With a budget
+    ``item_sizes``, see :meth:`Twin.arriving_size`) on a subclass.  With a budget
     the cache size is c = B and an item weighs its size; without one, c = K and every item
     weighs 1."""
 
@@ -85,7 +85,7 @@ class Sized:
         self.w = 1  # the arriving item's weight
 
     def note_arrival(self, t):
-        self.w = 1 if self.budget is None else arriving_size(self, t)
+        self.w = 1 if self.budget is None else self.arriving_size(t)
 
     def total(self, keys):
         return sum(self.size[k] for k in keys)
@@ -102,7 +102,7 @@ def ghost_push(ghost: list, sizes: dict, key, size, cap):
     sizes[key] = size
 
 
-class S3Fifo(Sized, Naive):
+class S3Fifo(Sized, Twin):
     """S3-FIFO as libCacheSim's S3FIFO.c: small (max(1, ⌊0.1c⌋)), main (the rest) and ghost
     (⌊0.9c⌋) FIFOs, oldest first, measured in weights; freq += 1 per request, 0 on
     admission; an arrival heavier than small's share is refused."""
@@ -174,7 +174,7 @@ class S3Fifo(Sized, Naive):
         self.ghost_hit = False
 
 
-class TwoQ(Sized, Naive):
+class TwoQ(Sized, Twin):
     """2Q as libCacheSim's TwoQ.c: A1in FIFO (max(1, ⌊0.25c⌋)), Am LRU (the rest), A1out
     ghost FIFO (⌊0.5c⌋), measured in weights; lists oldest / least recent first.  An
     arrival heavier than A1in's share is refused.  A ghost hit entering Am first moves
@@ -290,7 +290,7 @@ class CountMin:
         self.c = {x: v >> 1 for x, v in self.c.items()}
 
 
-class TinyLfu(Sized, Naive):
+class TinyLfu(Sized, Twin):
     """W-TinyLFU as libCacheSim's WTinyLFU.c (+ SLRU seg-size=1:4), per the module docstring.
 
     window W = max(1, ⌊0.01c⌋), main M = c − W, probation P = max(1, ⌊M/5⌋) (0 if M = 0),

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 
-from naive_model import SplitMix64, similarity
-from naive_policies import Naive
+from simulator.testing import SplitMix64, Twin, similarity
 
 
 def in_admission_order(cache):
@@ -29,7 +28,7 @@ def clip01(v):
     return min(max(v, 0.0), 1.0)
 
 
-class LruRef(Naive):
+class LruRef(Twin):
     """Evict the smallest (last use step, admission step); last use = last retrieval or
     admission."""
 
@@ -51,7 +50,7 @@ class LruRef(Naive):
         return min(cache.values(), key=lambda it: (self.last[it.key], it.adm)).key
 
 
-class ArcRef(Naive):
+class ArcRef(Twin):
     """The runner's ARC: Python lists, LRU first; R_t walked best match first."""
 
     def __init__(self, ctx):
@@ -225,7 +224,7 @@ class RefThompson:
         return best[1]
 
 
-class SolarERef(Naive):
+class SolarERef(Twin):
     defaults = RefThompson.defaults
 
     def __init__(self, ctx):
@@ -249,7 +248,7 @@ class SolarERef(Naive):
 
 
 class GatedRef:
-    """The gate's hooks, for a Naive subclass that sets ``self.gate``."""
+    """The gate's hooks, for a Twin subclass that sets ``self.gate``."""
 
     def admit(self, t, key, x, cache):
         return self.gate.admit(x, cache)
@@ -274,7 +273,7 @@ class SolarRef(GatedRef, SolarERef):
         self.gate.size -= 1
 
 
-class SolarARef(GatedRef, Naive):
+class SolarARef(GatedRef, Twin):
     """Evict the first lowest w_r·exp(−(t − last use)/scale) + w_u·r/seen + w_n·d in
     admission order; d = clip01(1 − highest cosine to another item), 1 when alone.
     Sizes: each victim of a step is scored afresh over the items still cached."""

@@ -17,6 +17,7 @@ from simulator.config import njit
 from simulator.policies.parts import arc_paging_loop
 from simulator.policy_checks import check_policy, paging_loop_result
 from simulator.runner import run
+from simulator.testing import traces
 from simulator.trace import PagingTrace
 from test_engine_vs_naive import PINNED_PAGING
 
@@ -40,22 +41,16 @@ def own_loops(requests, capacity):
     return out
 
 
-@st.composite
-def cases(draw):
-    n = draw(st.integers(1, 12))
-    requests = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=120))
-    return requests, draw(st.integers(1, 8))
-
-
-@given(case=cases())
-@example(case=([0, 1, 2, 0, 3, 0, 4, 1, 0, 2, 1, 3, 3, 4, 0, 1], 1))
-@example(case=([0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1], 2))  # T1 the whole cache
-def test_own_loop_equals_hook_loop(case):
-    requests, capacity = case
-    req = np.array(requests, np.int64)
+@given(trace=traces("paging", max_steps=120, max_keys=12), capacity=st.integers(1, 8))
+@example(trace=PagingTrace.from_requests([0, 1, 2, 0, 3, 0, 4, 1, 0, 2, 1, 3, 3, 4, 0, 1]),
+         capacity=1)
+@example(trace=PagingTrace.from_requests([0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1]),
+         capacity=2)  # T1 the whole cache
+def test_own_loop_equals_hook_loop(trace, capacity):
+    req = trace.requests
     want = hook_loop(req, capacity)
     for got in own_loops(req, capacity):
-        assert got == want, (requests, capacity)
+        assert got == want, (req.tolist(), capacity)
 
 
 @pytest.mark.parametrize("requests, capacity",

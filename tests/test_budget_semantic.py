@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 from naive import POLICIES, naive_paging_run, naive_run
 
 from simulator.errors import InputError
+from simulator.instance import Instance
 from simulator.live_run import LiveRun
 from simulator.policy_checks.traces import semantic_traces, sized_requests, sized_trace
 from simulator.runner import run
+from simulator.testing import instances
 from simulator.trace import PagingTrace, Trace
 
 MEMORY = ("fixed", "add_all", "strict", "coarse", "periodic", "history", "combined")
@@ -208,44 +210,23 @@ def test_a_bad_evict_rank_is_an_input_error(policy, bad):
 
 # --------------------------------------------------------------------------- random traces
 
-@st.composite
-def sized_cases(draw):
-    """A small trace whose items have sizes 1 .. 6 (one size per key), and limits: a
-    budget of 1 .. 8 (so some arrivals are larger) with no K or K = 1 .. 4."""
-    T = draw(st.integers(1, 30))
-    d = draw(st.sampled_from([2, 3]))
-    vec = st.lists(st.integers(-2, 2), min_size=d, max_size=d).filter(any)
-    pool = draw(st.lists(vec, min_size=1, max_size=5))
-    pick = st.integers(0, len(pool) - 1)
-    n_keys = draw(st.integers(1, T))
-    keys = draw(st.lists(st.integers(0, n_keys - 1), min_size=T, max_size=T))
-    key_vec = {k: pool[draw(pick)] for k in sorted(set(keys))}
-    key_size = {k: draw(st.integers(1, 6)) for k in sorted(set(keys))}
-    topic = st.integers(-1, 2)
-    arrays = dict(queries=np.array([pool[draw(pick)] for _ in range(T)], np.float32),
-                  items=np.array([key_vec[k] for k in keys], np.float32),
-                  item_keys=np.array(keys, np.int64),
-                  item_sizes=np.array([key_size[k] for k in keys], np.int64),
-                  query_topics=np.array(draw(st.lists(topic, min_size=T, max_size=T))),
-                  item_topics=np.array([k % 3 for k in keys]))
-    limits = dict(budget=draw(st.integers(1, 8)),
-                  capacity=draw(st.one_of(st.none(), st.integers(1, 4))),
-                  top_k=draw(st.integers(1, 3)), seed=draw(st.integers(0, 3)),
-                  switch_cost=draw(st.sampled_from([0.0, 0.5])))
-    return arrays, limits
+# sizes 1..6 per key, a budget of 1..8 (so some arrivals are larger) with no K or K = 1..4
+SIZED = instances(sized=True, max_steps=30, max_capacity=4, max_budget=8, max_size=6,
+                  dim=(2, 3), vectors=("grid",), switch_costs=(0.0, 0.5))
 
 
 def _case(sizes, budget, capacity=None, keys=None, top_k=1):
-    """A pinned case: items cycle over three directions, queries over two."""
+    """A pinned instance: items cycle over three directions, queries over two."""
     T = len(sizes)
     keys = list(range(T)) if keys is None else keys
     items = [[1, 0], [0, 1], [1, 1]]
-    return (dict(queries=np.array([[1, 0], [0, 1]] * T, np.float32)[:T],
-                 items=np.array([items[k % 3] for k in keys], np.float32),
-                 item_keys=np.array(keys, np.int64), item_sizes=np.array(sizes, np.int64),
-                 query_topics=np.array([t % 2 for t in range(T)]),
-                 item_topics=np.array([k % 2 for k in keys])),
-            dict(budget=budget, capacity=capacity, top_k=top_k, seed=0, switch_cost=0.0))
+    trace = Trace.from_arrays(queries=np.array([[1, 0], [0, 1]] * T, np.float32)[:T],
+                              items=np.array([items[k % 3] for k in keys], np.float32),
+                              item_keys=keys, item_sizes=sizes,
+                              query_topics=[t % 2 for t in range(T)],
+                              item_topics=[k % 2 for k in keys])
+    return Instance(trace, dict(budget=budget, capacity=capacity, top_k=top_k,
+                                switch_cost=0.0))
 
 
 # one arrival evicts three; an arrival larger than the budget; K binds before B
@@ -257,19 +238,18 @@ RANDOM_PARAMS = {"tau": [0.0, 0.5], "warmup": [0, 3], "addition": ["all", "stric
 
 
 @pytest.mark.parametrize("policy, params", CASES, ids=IDS)
-@given(case=sized_cases(), data=st.data())
-@example(case=THREE_VICTIMS, data=None)
-@example(case=TOO_LARGE, data=None)
-@example(case=COUNT_FIRST, data=None)
-def test_random_sized_runs_equal_the_twin(policy, params, case, data):
-    arrays, limits = case
+@given(inst=SIZED, seed=st.integers(0, 3), data=st.data())
+@example(inst=THREE_VICTIMS, seed=0, data=None)
+@example(inst=TOO_LARGE, seed=0, data=None)
+@example(inst=COUNT_FIRST, seed=0, data=None)
+def test_random_sized_runs_equal_the_twin(policy, params, inst, seed, data):
     if data is not None:  # some parameters that make admissions frequent or rare
         known = sorted(set(RANDOM_PARAMS) & set(POLICIES[policy].defaults))
         params = {**params, **data.draw(st.fixed_dictionaries(
             {}, optional={n: st.sampled_from(RANDOM_PARAMS[n]) for n in known}))}
-    limits = dict(limits)
-    budget, capacity, seed = limits.pop("budget"), limits.pop("capacity"), limits.pop("seed")
-    compare(Trace.from_arrays(**arrays), policy, params, budget, capacity, seed, **limits)
+    limits = dict(inst.options)
+    budget, capacity = limits.pop("budget"), limits.pop("capacity")
+    compare(inst.trace, policy, params, budget, capacity, seed, **limits)
 
 
 def test_paging_trace_sizes_reach_the_twin_per_request():

@@ -1,8 +1,9 @@
 """Claim checks: the verdict machinery, the CLI contract, and property tests per claim.
 
-The property tests quantify over tiny instances (every K >= 1, λ in (0, 2], weight-0/1 and
-fractional steps, queries with no relevant item, binary and soft quality) and pin the
-shrunk counterexamples the claim search found as ``@example``s.
+The property tests quantify over tiny instances (:func:`simulator.testing.instances`: every
+K >= 1, λ in (0, 2], weight-0/1 and fractional steps, queries with no relevant item,
+binary and soft quality) and pin the shrunk counterexamples the claim search found as
+``@example``s.
 """
 
 import json
@@ -13,7 +14,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from simulator.cli import main
+from simulator.instance import Instance
 from simulator.runner import run
+from simulator.testing import instances
 from simulator.trace import Trace
 from simulator.trace_formats import load
 from theory.claims import REGISTRY, check_all
@@ -23,27 +26,12 @@ from theory.claims.solar_cr3 import evaluate
 from theory.gate_replay import gate_path, replay
 
 
-@st.composite
-def tiny(draw):
-    """A tiny instance: topics on orthogonal axes, noisy vectors, any weights."""
-    T = draw(st.integers(2, 6))
-    n_topics = draw(st.integers(1, 3))
-    it = draw(st.lists(st.integers(0, n_topics - 1), min_size=T, max_size=T))
-    qt = draw(st.lists(st.integers(-1, n_topics - 1), min_size=T, max_size=T))
-    w = draw(st.lists(st.sampled_from([0.0, 1.0, 0.3, 0.8]), min_size=T, max_size=T))
-    noise = draw(st.lists(st.floats(-0.4, 0.4), min_size=2 * T * 4, max_size=2 * T * 4))
-    eye = np.eye(4)
-    n = np.array(noise).reshape(2, T, 4)
-    items = eye[it] + n[0]
-    queries = np.where(np.array(qt)[:, None] >= 0, eye[np.maximum(qt, 0)], 0.2) + n[1]
-    trace = Trace.from_arrays(queries=queries.astype(np.float32) + 1e-3,
-                              items=items.astype(np.float32), query_topics=qt,
-                              item_topics=it, weights=w)
-    K = draw(st.integers(1, 2))
-    model = dict(capacity=K, top_k=draw(st.integers(1, K)),
-                 switch_cost=draw(st.sampled_from([0.05, 0.2, 0.5, 1.0, 2.0])),
-                 quality=draw(st.sampled_from(["hit", "precision", "similarity"])))
-    return trace, model
+# tiny instances over the space the claims quantify over: every K >= 1 (here 1 and 2),
+# k <= K, λ > 0, items on topic axes with noise, queries with no relevant item, any
+# weights; every step scored, every arrival a new item, relevance by topic alone
+TINY = instances(min_steps=2, max_capacity=2, max_top_k=None,
+                 switch_costs=(0.05, 0.2, 0.5, 1.0, 2.0), dim=4, n_topics=3,
+                 vectors=("topics",), keys=("fresh",), evidence=False, unscored=False)
 
 
 def _pinned_cr3():
@@ -51,33 +39,32 @@ def _pinned_cr3():
     x = np.eye(2, dtype=np.float32)
     trace = Trace.from_arrays(queries=x[[0, 0]], items=x[[0, 0]], query_topics=[0, 0],
                               item_topics=[0, 0], weights=[0.0, 1.0])
-    return trace, dict(capacity=1, top_k=1, switch_cost=0.05, quality="hit")
+    return Instance(trace, dict(capacity=1, top_k=1, switch_cost=0.05, quality="hit"))
 
 
 def test_pinned_instance_breaks_ratio_3_under_d53():
-    trace, model = _pinned_cr3()
-    e = evaluate(trace, model)
+    inst = _pinned_cr3()
+    e = evaluate(inst.trace, inst.options)
     assert e["d53"] and e["ratio"] > 3  # SOLAR 1 + λ against OPT λ: ratio 21
 
 
-@given(tiny())
+@given(TINY)
 @example(_pinned_cr3())
-def test_corrected_cr_bound_holds_under_d53(case):
-    trace, model = case
-    e = evaluate(trace, model)
+def test_corrected_cr_bound_holds_under_d53(inst):
+    e = evaluate(inst.trace, inst.options)
     if e["d53"]:
         assert e["ratio"] <= e["corrected_bound"] + 1e-9
 
 
-@given(tiny())
-def test_the_papers_opt_is_the_relaxation_or_more_and_moves_as_the_paper_allows(case):
+@given(TINY)
+def test_the_papers_opt_is_the_relaxation_or_more_and_moves_as_the_paper_allows(inst):
     # OPT in the paper's model (tiny.py) never drops an item without admitting the
     # arrival; the project's OPT may, so it is a lower bound on the paper's, and both agree
     # with theory.opt where the miss cost is monotone (hit quality, k >= K)
     from theory.claims.tiny import optimal_schedules
     from theory.opt import opt
 
-    trace, model = case
+    trace, model = inst.trace, inst.options
     args = (trace, model["capacity"], model["top_k"], model["switch_cost"], model["quality"])
     paper, schedules, _ = optimal_schedules(*args)
     relaxed, _, _ = optimal_schedules(*args, moves="relaxed")
@@ -91,9 +78,9 @@ def test_the_papers_opt_is_the_relaxation_or_more_and_moves_as_the_paper_allows(
         assert paper == pytest.approx(opt(*args[:4], quality="hit").opt_cost, abs=1e-9)
 
 
-@given(tiny(), st.booleans())
-def test_modification_bound(case, fixed):
-    trace, model = case
+@given(TINY, st.booleans())
+def test_modification_bound(inst, fixed):
+    trace, model = inst.trace, inst.options
     params = {"tau": 2 * model["switch_cost"]} if fixed else {}
     res = run(trace, "solar", params=params, **model)
     path = gate_path(res)

@@ -1,10 +1,12 @@
-"""The fast engine equals the plain-Python reference (``tests/naive.py``) exactly.
+"""The fast engine equals the plain-Python reference engine exactly, for every policy.
 
-Random small traces (hypothesis) exercise every option of docs/model.md §1 and §6 — topics with
-−1, weights, re-streamed ``item_keys``, evidence, a scored mask — and vector pools that
-make exact similarity ties common (duplicates, small integer vectors), so the retrieval
-tie-break and every policy's own tie-breaks are compared, not only the easy cases.
-Every per-step array and every summary counter must be equal, floats bit for bit.
+Each policy is held to its twin (``tests/naive.py``) by
+:func:`simulator.testing.assert_same_as_reference`: every per-step array and every summary
+counter equal, floats bit for bit.  Random small traces (:func:`simulator.testing.instances`)
+exercise every option of docs/model.md §1 and §6 — topics with −1, weights, re-streamed
+``item_keys``, evidence, a scored mask — and vector pools that make exact similarity ties
+common (duplicates, small integer vectors), so the retrieval tie-break and every policy's
+own tie-breaks are compared, not only the easy cases.
 """
 
 from __future__ import annotations
@@ -14,19 +16,19 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from simulator.instance import Instance
 from simulator.policies import REGISTRY
 from simulator.runner import run
+from simulator.testing import (assert_same_as_reference, instances, policy_params,
+                               traces)
 from simulator.trace import PagingTrace, Trace
-from naive import POLICIES, naive_paging_run, naive_run
+from naive import POLICIES, naive_paging_run
 
 SEMANTIC = [n for n, p in REGISTRY.items() if "semantic" in p.modes]
 PAGING = [n for n, p in REGISTRY.items() if "paging" in p.modes]
-ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
-# Summary counters.  Rates and the miss cost are over the scored steps only (docs/model.md §1:
-# "reported rates ... are means over the scored steps"); the runner also sums the miss
-# cost over scored steps only, while N counts every step — see the report on that.
-COUNTERS = ("scored_steps", "hits", "hit_rate", "mean_precision", "mean_quality",
-            "modifications", "admissions", "evictions", "miss_cost", "cost")
+# what the random cases draw: up to 40 steps, K up to 6, k up to 4, vectors in 2 to 8
+# dimensions from small pools (ties) or around topic axes
+CASES = instances(max_steps=40, max_capacity=6, max_top_k=4, dim=(2, 3, 4, 8))
 
 # Parameter values worth trying (an omitted parameter keeps its default; None is not
 # passed explicitly: params.resolve accepts only the string "none" for it).
@@ -80,89 +82,18 @@ PARAM_VALUES = {
 }
 
 
-# --------------------------------------------------------------------------- strategies
-
-def vectors(d, kind):
-    if kind == "int":  # small integers: many exact ties after normalisation
-        return st.lists(st.integers(-2, 2), min_size=d, max_size=d).filter(any)
-    return st.lists(st.floats(-1, 1, width=32), min_size=d, max_size=d).map(
-        lambda v: v if max(map(abs, v)) > 1e-3 else [1.0] + v[1:])
-
-
-@st.composite
-def semantic_cases(draw):
-    """Raw arrays for ``Trace.from_arrays`` plus the run options."""
-    T = draw(st.integers(1, 40))
-    d = draw(st.sampled_from([2, 3, 4, 8]))
-    kind = draw(st.sampled_from(["int", "float"]))
-    n_pool = draw(st.sampled_from([1, 2, 3, 5, 2 * T]))  # small pools: duplicate vectors
-    pool = draw(st.lists(vectors(d, kind), min_size=n_pool, max_size=n_pool))
-    pick = st.integers(0, n_pool - 1)
-    queries = [pool[i] for i in draw(st.lists(pick, min_size=T, max_size=T))]
-    arrays = {"queries": np.array(queries, np.float32)}
-    if draw(st.booleans()):
-        n_distinct = draw(st.integers(1, T))
-        dense = draw(st.lists(st.integers(0, n_distinct - 1), min_size=T, max_size=T))
-        raw = [3 * k + 7 for k in dense]  # not dense, not in first-arrival order
-        arrays["item_keys"] = np.array(raw, np.int64)
-        if draw(st.booleans()):  # the same key streams the same vector
-            per_key = {k: pool[draw(pick)] for k in sorted(set(raw))}
-            items = [per_key[k] for k in raw]
-        else:  # a re-arrival's new vector must be ignored
-            items = [pool[i] for i in draw(st.lists(pick, min_size=T, max_size=T))]
-        ids = sorted(set(raw))
-    else:
-        items = [pool[i] for i in draw(st.lists(pick, min_size=T, max_size=T))]
-        ids = list(range(T))
-    arrays["items"] = np.array(items, np.float32)
-    topic = st.integers(-1, 3)
-    for name in ("query_topics", "item_topics"):
-        if draw(st.booleans()):
-            arrays[name] = np.array(draw(st.lists(topic, min_size=T, max_size=T)), np.int64)
-    if draw(st.booleans()):
-        w = st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1))
-        arrays["weights"] = np.array(draw(st.lists(w, min_size=T, max_size=T)))
-    if draw(st.booleans()):
-        arrays["scored"] = np.array(draw(st.lists(st.booleans(), min_size=T, max_size=T)))
-    if draw(st.booleans()):
-        per_step = draw(st.lists(st.lists(st.sampled_from(ids), max_size=3),
-                                 min_size=T, max_size=T))
-        arrays["evidence_indptr"] = np.cumsum([0] + [len(e) for e in per_step])
-        arrays["evidence_indices"] = np.array([i for e in per_step for i in e], np.int64)
-    options = dict(capacity=draw(st.integers(1, 6)), top_k=draw(st.integers(1, 4)),
-                   switch_cost=draw(st.sampled_from([0.0, 0.5, 2.0])),
-                   quality=draw(st.sampled_from(["hit", "precision", "similarity"])),
-                   seed=draw(st.integers(0, 5)))
-    return arrays, options
-
-
-def policy_params(name):
-    names = sorted(set(REGISTRY[name].params) & set(PARAM_VALUES))
-    return st.fixed_dictionaries({}, optional={n: st.sampled_from(PARAM_VALUES[n])
-                                               for n in names})
-
-
 # --------------------------------------------------------------------------- comparison
 
-def assert_same(result, ref, what):
-    for name in ARRAYS:
-        got = getattr(result, name).tolist()
-        want = ref[name]
-        if got != want:
-            t = next(i for i, (a, b) in enumerate(zip(got, want)) if a != b)
-            pytest.fail(f"{what}: '{name}' differs first at step {t}: engine {got[t]!r}, "
-                        f"naive {want[t]!r}\nengine {got}\nnaive  {want}")
-    summary = result.summary()
-    for name in COUNTERS:
-        assert summary[name] == ref[name], f"{what}: {name} {summary[name]!r} != {ref[name]!r}"
-        assert type(summary[name]) is type(ref[name]), f"{what}: {name} type"
+def as_instance(arrays, options):
+    """A pinned case's (arrays, options with the seed) as (Instance, seed)."""
+    options = dict(options)
+    seed = options.pop("seed")
+    return Instance(Trace.from_arrays(**arrays), options), seed
 
 
 def check_semantic(name, arrays, options, params):
-    trace = Trace.from_arrays(**arrays)
-    result = run(trace, name, params=params, **options)
-    ref = naive_run(trace, name, params=params, **options)
-    assert_same(result, ref, f"{name} {options} {params}")
+    inst, seed = as_instance(arrays, options)
+    assert_same_as_reference(name, POLICIES[name], inst, params=params, seed=seed)
 
 
 def case(queries, items, options, **extra):
@@ -205,15 +136,15 @@ def test_naive_defaults_match_the_registry():
 
 @pytest.mark.parametrize("name", SEMANTIC)
 @settings(max_examples=40)
-@given(case=semantic_cases(), data=st.data())
-@example(case=ALL_EQUAL, data=None)
-@example(case=RESTREAM, data=None)
-@example(case=EVIDENCE, data=None)
-@example(case=OPPOSITE, data=None)
-def test_semantic_engine_equals_naive(name, case, data):
-    arrays, options = case
-    params = data.draw(policy_params(name), label="params") if data is not None else {}
-    check_semantic(name, arrays, options, params)
+@given(inst=CASES, seed=st.integers(0, 5), data=st.data())
+@example(inst=as_instance(*ALL_EQUAL)[0], seed=0, data=None)
+@example(inst=as_instance(*RESTREAM)[0], seed=0, data=None)
+@example(inst=as_instance(*EVIDENCE)[0], seed=0, data=None)
+@example(inst=as_instance(*OPPOSITE)[0], seed=0, data=None)
+def test_semantic_engine_equals_naive(name, inst, seed, data):
+    params = {} if data is None else data.draw(
+        policy_params(REGISTRY[name], PARAM_VALUES), label="params")
+    assert_same_as_reference(name, POLICIES[name], inst, params=params, seed=seed)
 
 
 @pytest.mark.parametrize("name", SEMANTIC)
@@ -245,32 +176,28 @@ def test_similarity_is_float32_in_index_order():
 
 # --------------------------------------------------------------------------- paging
 
-@st.composite
-def paging_cases(draw):
-    n = draw(st.integers(1, 8))
-    requests = draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=60))
-    return requests, draw(st.integers(1, 5)), draw(st.integers(0, 5))
-
-
 @pytest.mark.parametrize("name", PAGING)
 @settings(max_examples=60)
-@given(case=paging_cases(), data=st.data())
-@example(case=([0, 1, 2, 0, 3, 0, 4, 1, 0, 2, 1, 3, 3, 4, 0, 1], 3, 0), data=None)
-@example(case=([0, 1, 0, 2, 3, 1, 4, 2, 0, 5, 1, 6, 0, 2, 3], 2, 1), data=None)
-def test_paging_engine_equals_naive(name, case, data):
-    requests, capacity, seed = case
-    params = data.draw(policy_params(name), label="params") if data is not None else {}
-    trace = PagingTrace.from_requests(np.array(requests, np.int64))
+@given(trace=traces("paging", max_steps=60), capacity=st.integers(1, 5),
+       seed=st.integers(0, 5), data=st.data())
+@example(trace=PagingTrace.from_requests([0, 1, 2, 0, 3, 0, 4, 1, 0, 2, 1, 3, 3, 4, 0, 1]),
+         capacity=3, seed=0, data=None)
+@example(trace=PagingTrace.from_requests([0, 1, 0, 2, 3, 1, 4, 2, 0, 5, 1, 6, 0, 2, 3]),
+         capacity=2, seed=1, data=None)
+def test_paging_engine_equals_naive(name, trace, capacity, seed, data):
+    params = {} if data is None else data.draw(
+        policy_params(REGISTRY[name], PARAM_VALUES), label="params")
     result = run(trace, name, capacity=capacity, seed=seed, params=params)
+    if name != "belady":
+        assert_same_as_reference(name, POLICIES[name], Instance(trace, {"capacity": capacity}),
+                                 params=params, seed=seed)
+        summary = result.summary()  # paging admits only on a miss, and never deletes alone
+        assert summary["modifications"] == summary["admissions"]
+        return
+    # Belady's victim among never-again objects is free: the same hits, not the same victims
     ref = naive_paging_run(trace.requests, name, capacity, seed, params,
                            object_ids=trace.object_ids)
-    assert result.hit.tolist() == ref["hit"], (name, requests, capacity, seed, params)
-    summary = result.summary()
-    assert summary["hits"] == ref["hits"]
-    if name != "belady":  # Belady's victim among never-again objects is free (same hits)
-        assert summary["admissions"] == sum(a >= 0 for a in ref["admitted"])
-        assert summary["evictions"] == sum(e >= 0 for e in ref["evicted"])
-        assert summary["modifications"] == summary["admissions"]
+    assert result.hit.tolist() == ref["hit"], (trace.requests, capacity, seed, params)
 
 
 @settings(max_examples=60)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from naive_model import SplitMix64
 
+from simulator.testing import SplitMix64
 from theory.eviction_bandit import (_ARRIVALS, _DRAWS, FORCED, POLICIES, arrivals,
                                     best_rewards, regret_curve, rewards)
 

@@ -7,7 +7,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from simulator import kernels
-from naive import Item, f32, quality_of, retrieve, similarity
+from simulator.testing.reference_model import Item, f32, quality_of, retrieve, similarity
 
 DIMS = st.sampled_from([1, 2, 3, 4, 8, 16, 33])
 

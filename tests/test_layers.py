@@ -1,9 +1,10 @@
 """The structure a reviewer checks: floors, no import circle, no oversized module, no
 private reach, no issue number and no dead code.
 
-The code stands on four floors (README, "Layout"): the core (``simulator`` but its ``cli``
-and ``experiments``), ``workloads``, ``theory`` and the application (``simulator.cli``,
-``simulator.experiments``).  Each imports only from floors below it; the one exception is
+The code stands on four floors (README, "Layout"): the core (``simulator`` but its ``cli``,
+``experiments`` and ``testing``), ``workloads``, ``theory`` and the application
+(``simulator.cli``, ``simulator.experiments`` and ``simulator.testing``, the property-test
+kit, which needs ``theory.opt``).  Each imports only from floors below it; the one exception is
 the front door, ``simulator/__init__.py``, which hands on the workload registry, loaded on
 first use.  Imports are read from the sources (module level and inside functions alike).
 """
@@ -35,8 +36,11 @@ def _modules() -> dict:
 MODULES = _modules()
 
 
+APPLICATION = ("simulator.cli", "simulator.experiments", "simulator.testing")
+
+
 def floor(module: str) -> str:
-    if module.startswith(("simulator.cli", "simulator.experiments")):
+    if any(module == a or module.startswith(a + ".") for a in APPLICATION):
         return "application"
     return {"simulator": "core", "workloads": "workloads", "theory": "theory"}[
         module.split(".")[0]]
@@ -125,6 +129,9 @@ def test_a_circle_or_a_climb_would_be_seen():
     assert "simulator.engine_fast" in GRAPH["simulator.live_run"]
     assert "workloads" in GRAPH["simulator"]  # the front door's lazy hand-on
     assert floor("simulator.cli.run") == "application" and floor("simulator.trace") == "core"
+    # the test kit stands on the application floor because it needs OPT
+    assert "theory.opt" in GRAPH["simulator.testing.assertions"]
+    assert floor("simulator.testing.strategies") == "application"
 
 
 def _private_uses(path: pathlib.Path) -> list:

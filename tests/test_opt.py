@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
 from naive_opt import brute_opt
 from simulator.errors import InputError
 from simulator.policies import REGISTRY
 from simulator.runner import run
+from simulator.testing import instances
 from simulator.trace import PagingTrace, Trace
 from theory import opt_counts, opt_dp, opt_topics
 from theory.opt import opt
@@ -31,41 +31,22 @@ def _close(a, b):
     return abs(a - b) <= TOL * max(1.0, abs(a), abs(b))
 
 
-@st.composite
-def tiny(draw, qualities=("hit", "precision", "similarity"), evidence=True, max_steps=6):
-    """T <= max_steps arrivals, coarse integer vectors (ties happen), topics with -1, weights 0/1,
-    sometimes re-streamed keys and sometimes explicit evidence (unless ``evidence`` is
-    False)."""
-    T = draw(st.integers(1, max_steps))
-    d = 3
-    coord = st.integers(-1, 2)
-    pool = draw(st.lists(st.tuples(coord, coord, coord).filter(any), min_size=1, max_size=4))
-    vec = st.sampled_from(pool)
-    topic = st.integers(-1, 2)
-    arrays = dict(
-        queries=np.array(draw(st.lists(vec, min_size=T, max_size=T)), np.float32).reshape(T, d),
-        items=np.array(draw(st.lists(vec, min_size=T, max_size=T)), np.float32).reshape(T, d),
-        query_topics=np.array(draw(st.lists(topic, min_size=T, max_size=T))),
-        item_topics=np.array(draw(st.lists(topic, min_size=T, max_size=T))),
-        weights=np.array(draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=T, max_size=T))))
-    if draw(st.booleans()):  # re-streamed keys: an arrival may be an item already seen
-        keys = draw(st.lists(st.integers(0, 3), min_size=T, max_size=T))
-        arrays["item_keys"] = np.array(keys)
-        # a key keeps its first vector and topic, as a real re-stream would
-        first = {}
-        for t, key in enumerate(keys):
-            first.setdefault(key, t)
-            arrays["items"][t] = arrays["items"][first[key]]
-            arrays["item_topics"][t] = arrays["item_topics"][first[key]]
-    if evidence and draw(st.integers(0, 3)) == 0:  # explicit evidence: relevant ids per step
-        ids = sorted(set((arrays.get("item_keys", np.arange(T))).tolist()))
-        ev = [draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)) for _ in range(T)]
-        arrays["evidence_indptr"] = np.cumsum([0] + [len(e) for e in ev])
-        arrays["evidence_indices"] = np.array([i for e in ev for i in e], np.int64)
-    tr = Trace.from_arrays(**arrays)
-    return (tr, draw(st.integers(1, 3)), draw(st.integers(1, 3)),
-            draw(st.sampled_from([0.0, 0.5, 2.0])),
-            draw(st.sampled_from(qualities)))
+def tiny(qualities=("hit", "precision", "similarity"), evidence=True, max_steps=6,
+         sized=False):
+    """:func:`simulator.testing.instances` as ``(trace, K, k, λ, quality)`` (sized: and B):
+    T <= max_steps, coarse integer vectors (ties happen), topics with -1, any weights,
+    sometimes re-streamed keys that keep their vector and topic, sometimes unscored steps
+    and explicit evidence (unless ``evidence`` is False); K, k in 1..3, λ in {0, ½, 2}.
+    ``sized``: sizes 1..4 per key, B in 1..7, and sometimes no count limit."""
+    return instances(max_steps=max_steps, qualities=qualities, evidence=evidence,
+                     vectors=("grid",), keys=("fresh", "same"), n_topics=3,
+                     sized=sized).map(_as_tuple)
+
+
+def _as_tuple(inst):
+    o = inst.options
+    return (inst.trace, o["capacity"], o["top_k"], o["switch_cost"], o["quality"],
+            *((o["budget"],) if "budget" in o else ()))
 
 
 def _soft_topk_case():

@@ -17,9 +17,9 @@ import scipy.sparse as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from naive_model import similarity
 from naive_opt import brute_opt
 from simulator.cli import main
+from simulator.testing import similarity
 from simulator.trace import Trace
 from test_opt import POLICIES, _random_trace, _soft_topk_case, tiny
 from theory import opt_beam, opt_bounds, opt_model

@@ -36,18 +36,6 @@ def _with_sizes(tr, key_size):
     return Trace.from_arrays(**tr.arrays(), item_sizes=sizes)
 
 
-@st.composite
-def sized(draw, max_steps=6):
-    """A :func:`test_opt.tiny` case with sizes 1..4 per key, a budget 1..7 and sometimes
-    no count limit: ``(trace, K or None, k, λ, quality, B)``."""
-    tr, K, k, lam, quality = draw(tiny(max_steps=max_steps))
-    keys = sorted(set(tr.item_keys.tolist()))
-    size = dict(zip(keys, draw(st.lists(st.integers(1, 4), min_size=len(keys),
-                                        max_size=len(keys)))))
-    K = None if draw(st.booleans()) and draw(st.booleans()) else K
-    return _with_sizes(tr, size), K, k, lam, quality, draw(st.integers(1, 7))
-
-
 def _two_victims_case():
     """a (topic 0) and b (topic 1), size 1 each, answer alternating queries; C (topic 2,
     size 2 = B) answers the rest.  OPT admits a, b, then C evicting both at step 4."""
@@ -93,7 +81,7 @@ def _examples(test):
 
 
 @settings(max_examples=150)
-@given(sized())
+@given(tiny(sized=True))
 @_examples
 def test_exact_with_budget_matches_exhaustive_search(case):
     tr, K, k, lam, quality, B = case
@@ -113,7 +101,7 @@ def test_exact_with_budget_matches_exhaustive_search(case):
 
 
 @settings(max_examples=60)
-@given(sized())
+@given(tiny(sized=True))
 @_examples
 def test_bounds_with_budget_bracket_exhaustive_search(case):
     tr, K, k, lam, quality, B = case

@@ -7,7 +7,7 @@ import pytest
 
 from simulator import rng
 from simulator.config import njit
-from naive import SplitMix64
+from simulator.testing import SplitMix64
 
 SEEDS = [0, 1, 42, 2**40 + 3, -7]
 N = 1000

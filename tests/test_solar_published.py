@@ -25,10 +25,10 @@ import datasets
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
+from simulator.testing import SplitMix64
 from simulator.trace_formats import load, save
 from workloads import solar_published
 from workloads.solar_published import import_variant
-from naive import SplitMix64
 
 needs_shared = pytest.mark.data("solar-synthetic")
 OURS = {"fifo": "fifo", "lru": "lru_ref", "lfu": "lfu", "arc": "arc_ref",

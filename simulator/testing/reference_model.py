@@ -1,5 +1,20 @@
-"""The plain-Python model of docs/model.md §1 used by naive.py: items, similarity, retrieval,
-quality, and the SplitMix64/Beta twin of ``simulator.rng`` (see naive.py's docstring)."""
+"""The plain-Python model of docs/model.md §1 that the reference engine runs: items,
+similarity, retrieval, quality, and the SplitMix64/Beta twin of ``simulator.rng``.
+
+Written from docs/model.md, not from the simulator's code: no numba, no ``simulator``
+import.  Similarity follows ``simulator.kernels``: IEEE single precision, the float32
+product of each coordinate pair added to a float32 accumulator in index order (no fused
+multiply-add).  Here every operation is done on Python floats and rounded to float32 by
+:func:`f32`; a float64 result rounded once to float32 is the correctly rounded float32
+result of a + or × of two float32 values (53 >= 2·24 + 2 bits), so the two agree bit for
+bit, ties included.
+
+>>> similarity([0.6, 0.8], [0.6, 0.8]) == f32(f32(0.36) + f32(0.64))
+True
+>>> rng = SplitMix64(seed=7, salt=0x7450)
+>>> 0.0 <= rng.uniform() < 1.0 and 0.0 < rng.beta(2.0, 3.0) < 1.0
+True
+"""
 
 from __future__ import annotations
 
@@ -13,7 +28,8 @@ MASK = 2**64 - 1
 # --------------------------------------------------------------------------- randomness
 
 class SplitMix64:
-    """SplitMix64 with the stream seeding of ``rng.new_stream(seed, salt)``."""
+    """SplitMix64 with the stream seeding of ``simulator.rng.new_stream(seed, salt)``: a
+    twin of a randomized policy draws the same numbers as its compiled hooks."""
 
     GOLDEN = 0x9E3779B97F4A7C15
     SALT_MUL = 0xD1B54A32D192ED03
@@ -57,16 +73,18 @@ class SplitMix64:
                 return d * v * boost
 
     def beta(self, a: float, b: float) -> float:
+        """Beta(a, b) as Gamma(a) / (Gamma(a) + Gamma(b)), in that order."""
         x = self.gamma(a)
         y = self.gamma(b)
         return x / (x + y)
-
 
 
 # --------------------------------------------------------------------------- the model
 
 @dataclasses.dataclass
 class Item:
+    """A cached item as a twin sees it: its key, vector, topic and admission step."""
+
     key: int
     vec: list
     topic: int
@@ -94,6 +112,7 @@ def retrieve(q, cache: dict, k: int) -> list:
 
 
 def quality_of(setting, n_rel, n_ret, k, best_sim):
+    """(hit, precision, quality) of one step under ``setting`` (docs/model.md §1.4)."""
     hit = 1 if n_rel > 0 else 0
     precision = n_rel / k
     if setting == "hit":
@@ -104,8 +123,10 @@ def quality_of(setting, n_rel, n_ret, k, best_sim):
 
 
 @dataclasses.dataclass
-class Ctx:
-    """What a naive policy may know: the run's options and, for offline ones, the trace."""
+class TwinContext:
+    """What a twin may know: the run's options and, for offline ones (paging), the whole
+    request sequence.  ``capacity`` is the count limit it plans with (``math.inf`` when
+    unbounded); ``params`` the parameters given (the twin fills in its ``defaults``)."""
 
     capacity: float
     params: dict

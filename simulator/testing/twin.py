@@ -1,0 +1,93 @@
+"""The base class of a policy's plain-Python twin, which the reference engine runs.
+
+A twin restates one policy from its documentation: it sees whole steps (R_t best first)
+and answers by item key, never by slot, so it cannot share a slot bug with the compiled
+hooks it is held to.  Subclass :class:`Twin` and override what the policy does; the
+defaults always admit, notice nothing and never delete.
+
+>>> class Fifo(Twin):
+...     def victim(self, t, key, x, cache):
+...         return min(cache.values(), key=lambda item: item.adm).key
+>>> from simulator.testing.reference_model import Item, TwinContext
+>>> twin = Fifo(TwinContext(capacity=2, params={}))
+>>> twin.victim(5, 9, [], {3: Item(3, [], -1, 4), 1: Item(1, [], -1, 2)})
+1
+"""
+
+from __future__ import annotations
+
+from simulator.testing.reference_model import TwinContext
+
+
+class Twin:
+    """A policy in plain Python: the reference engine's side of the hook interface.
+
+    Attributes
+    ----------
+    defaults : dict
+        The policy's parameters and their defaults, as its ``Policy.params``; a parameter
+        given that is not here is an error, and ``self.p`` holds the defaults overlaid
+        with the given ones.
+    unbounded : bool
+        The policy ignores the capacity (the engine gives it room for every item).
+    item_sizes : list or None
+        Set by the reference engine before the first step: the size of each step's
+        arrival (semantic) or request (paging); read it with :meth:`arriving_size`.
+
+    Notes
+    -----
+    ``cache`` is a dict key -> :class:`~simulator.testing.reference_model.Item` (the
+    reference engine's, read-only); ``x`` is the arrival's vector as a list (empty in
+    paging mode).  Engine order within a step: :meth:`on_retrieve`, :meth:`on_feedback`,
+    then the arrival (:meth:`on_rearrival`, or :meth:`admit` and while the cache is full
+    :meth:`victim` / :meth:`on_evict`, then :meth:`on_insert`), then :meth:`delete`.
+    """
+
+    defaults: dict = {}
+    unbounded = False
+    item_sizes: list | None = None
+
+    def __init__(self, ctx: TwinContext):
+        unknown = set(ctx.params) - set(self.defaults)
+        if unknown:
+            raise ValueError(f"{type(self).__name__}: unknown parameters {sorted(unknown)}")
+        self.p = {**self.defaults, **ctx.params}
+        self.ctx = ctx
+
+    def on_retrieve(self, t, keys, relevant):
+        """R_t, best match first, with each item's relevance."""
+
+    def on_feedback(self, t, loss, quality):
+        """Step t's miss cost and quality (every step, scored or not)."""
+
+    def admit(self, t, key, x, cache) -> bool:
+        """Admit the arriving item ``key``?"""
+        return True
+
+    def victim(self, t, key, x, cache) -> int:
+        """The key to evict: the cache is full and ``key`` is being admitted."""
+        raise NotImplementedError(f"{type(self).__name__} must define victim")
+
+    def on_insert(self, t, key):
+        """``key`` entered the cache."""
+
+    def on_evict(self, t, key):
+        """``key`` left the cache (a victim, a deletion, or a removal the twin did not
+        choose)."""
+
+    def on_rearrival(self, t, key):
+        """The arriving ``key`` is already cached; nothing is admitted."""
+
+    def delete(self, t, cache):
+        """A key to delete without admitting, or None."""
+        return None
+
+    def same_victim(self, t, got, want) -> bool:
+        """Whether the compiled policy's victim ``got`` answers as well as the twin's
+        ``want`` (the hook driver asks): equal keys, unless a policy leaves a choice
+        free (Belady: any object never requested again)."""
+        return got == want
+
+    def arriving_size(self, t) -> int:
+        """The size of step t's arrival, or 1 when the engine told no sizes."""
+        return 1 if self.item_sizes is None else self.item_sizes[t]
