@@ -233,4 +233,5 @@ def load(path, trace_params: dict | None = None, ignore_sizes: bool = False) -> 
         item_topics=np.array([topic for _, _, topic, _ in items], np.int64),
         weights=np.array([ev.get("weight", 1.0) for _, ev in steps], np.float64),
         scored=scored, item_keys=np.array([key for key, _ in arrivals], np.int64),
-        **(_csr(evidence) if any(evidence) else {}), item_sizes=sizes, meta={"source": path, "format": FORMAT, "report": report})
+        **(_csr(evidence) if any(evidence) else {}), item_sizes=sizes,
+        meta={"source": path, "format": FORMAT, "report": report})
