@@ -21,7 +21,6 @@ The rules (the published files all follow them):
 
 from __future__ import annotations
 
-import json
 import pathlib
 
 import numpy as np
@@ -29,6 +28,7 @@ import numpy as np
 from simulator.errors import InputError
 from simulator.input_files import open_input, read_input
 from simulator.trace_formats.npz import read_arrays
+from workloads.json_text import parse_json, shown
 
 _LARGEST = 2**63 - 1  # what an int64 array can hold
 
@@ -60,33 +60,6 @@ def check_field(name: str, value) -> str | None:
     return None if test(value) else what
 
 
-def _shown(value) -> str:
-    """A value as one short line of JSON."""
-    try:
-        text = json.dumps(value)
-    except RecursionError:
-        return "a deeply nested value"
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _no_constant(name):
-    raise ValueError(f"{name} is not JSON")
-
-
-def _parse(data: bytes, where: str):
-    """The JSON value in ``data``; ``where`` names the file (and line) in errors."""
-    try:
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{where} is not UTF-8 text (byte {exc.start}); save it as "
-                         "UTF-8") from None
-    except RecursionError:
-        raise InputError(f"{where} is not valid JSON (nested too deeply)") from None
-    except ValueError as exc:
-        reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-        raise InputError(f"{where} is not valid JSON ({reason.splitlines()[0][:80]})") from None
-
-
 def _checked(row: dict, fields: tuple, where: str) -> dict:
     for name in fields:
         if name not in row:
@@ -94,16 +67,16 @@ def _checked(row: dict, fields: tuple, where: str) -> dict:
         problem = check_field(name, row[name])
         if problem:
             raise InputError(f"{where}: field '{name}' must be {problem}, got "
-                             f"{_shown(row[name])}")
+                             f"{shown(row[name])}")
     return row
 
 
 def read_meta(path: pathlib.Path) -> dict:
     """``meta.json``: one JSON object, ``has_prefill`` and ``n_warmup_steps`` checked."""
-    meta = _parse(read_input(path, "solar file"), f"'{path}'")
+    meta = parse_json(read_input(path, "solar file"), f"'{path}'")
     if not isinstance(meta, dict):
         raise InputError(f"'{path}' must hold one JSON object, got {type(meta).__name__} "
-                         f"{_shown(meta)}")
+                         f"{shown(meta)}")
     return _checked(meta, tuple(k for k in ("has_prefill", "n_warmup_steps") if k in meta),
                     f"'{path}'")
 
@@ -117,9 +90,9 @@ def read_jsonl(path: pathlib.Path, fields: tuple) -> tuple:
             if not line.strip():
                 continue
             where = f"'{path}' line {n}"
-            row = _parse(line, where)
+            row = parse_json(line, where)
             if not isinstance(row, dict):
-                raise InputError(f"{where} must be one JSON object, got {_shown(row)}")
+                raise InputError(f"{where} must be one JSON object, got {shown(row)}")
             rows.append(_checked(row, fields, where))
             lines.append(n)
     return rows, lines

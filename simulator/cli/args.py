@@ -49,8 +49,9 @@ def add_source(p) -> None:
     """``--workload NAME`` or ``--trace FILE`` (exactly one), and repeatable ``--param``."""
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--workload", metavar="NAME", help="a registered workload")
-    src.add_argument("--trace", metavar="FILE", help="a trace file: semcache's .npz, or "
-                     "libCacheSim's oracleGeneral, CSV or text, optionally .zst")
+    src.add_argument("--trace", metavar="FILE", help="a trace file: semcache's .npz, "
+                     "libCacheSim's oracleGeneral, CSV or text, optionally .zst, or "
+                     "agent-memory events (.jsonl, .parquet)")
     p.add_argument("--param", metavar="KEY=VALUE", action="append", default=[],
                    help="workload parameter (repeatable)")
     add_trace_format(p)
@@ -58,11 +59,13 @@ def add_source(p) -> None:
 
 def add_trace_format(p) -> None:
     """How to read a trace file: ``--trace-format``, ``--trace-param``, ``--ignore-sizes``."""
-    p.add_argument("--trace-format", metavar="|".join(FORMATS),
-                   help="the trace file's format (default: from its name)")
+    p.add_argument("--trace-format", metavar="|".join((*FORMATS, "events")),
+                   help="the trace file's format (default: from its name; events: "
+                        "agent-memory events, JSONL, CSV or Parquet)")
     p.add_argument("--trace-param", metavar="KEY=VALUE", action="append", default=[],
                    help="a reader option, libCacheSim's names: obj-id-col, obj-size-col, "
-                        "header, delimiter, obj-id-is-num (repeatable)")
+                        "header, delimiter, obj-id-is-num; for events: model, sizes "
+                        "(repeatable)")
     p.add_argument("--ignore-sizes", action="store_true",
                    help="every request size 1 (libCacheSim's --ignore-obj-size)")
 

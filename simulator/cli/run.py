@@ -111,10 +111,13 @@ def _streamed(args, pol_params: dict) -> dict:
     """``--stream``: the trace file read in chunks (:mod:`simulator.stream_run`)."""
     from simulator.stream_run import stream_run
 
-    if args.trace is None or args.trace.endswith(".npz"):
+    from workloads.events import recognised
+
+    if (args.trace is None or args.trace.endswith(".npz")
+            or recognised(args.trace, args.trace_format)):
         raise InputError("--stream reads a trace file in one of libCacheSim's formats "
-                         "(--trace F.oracleGeneral, .csv, .txt, .zst); an .npz or a workload "
-                         "is read whole (drop --stream)", "stream")
+                         "(--trace F.oracleGeneral, .csv, .txt, .zst); an .npz, agent-memory "
+                         "events or a workload is read whole (drop --stream)", "stream")
     if args.engine != "fast":
         raise InputError("--stream runs on the fast engine; drop --engine", "engine")
     if args.chunk_requests > MAX_INT:  # a chunk never holds more requests than the file

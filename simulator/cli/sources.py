@@ -3,7 +3,9 @@
 ``semcache run``, ``opt`` and ``workload make``/``show`` describe their trace the same way:
 ``{"name", "params", "seed"}`` for a workload or ``{"trace": FILE}`` for a file, then
 ``mode``, ``steps`` and ``dim``/``items`` (semantic) or ``objects`` (paging), and a
-workload's own ``report`` where it has one.
+workload's own ``report`` where it has one.  A trace file is read by :func:`read_trace`:
+agent-memory events (``.jsonl``, ``.parquet``, or ``--trace-format events``) by
+:mod:`workloads.events`, every other format by :mod:`simulator.trace_formats`.
 """
 
 from __future__ import annotations
@@ -31,6 +33,17 @@ def describe(trace, source: dict) -> dict:
     return source
 
 
+def read_trace(path: str, trace_format: str | None = None, trace_params: dict | None = None,
+               ignore_sizes: bool = False):
+    """The trace in the file at ``path``: agent-memory events (docs/model.md §6.2) or one
+    of :mod:`simulator.trace_formats` (§6), as the name or ``trace_format`` says."""
+    from workloads import events  # here: `semcache --help` stays light
+
+    if events.recognised(path, trace_format):
+        return events.load(path, trace_params, ignore_sizes)
+    return load(path, trace_format, trace_params, ignore_sizes)
+
+
 def generate(name: str, given: dict, seed: int):
     """Build a registered workload's trace and its record."""
     import workloads  # imported here so `semcache --help` stays light
@@ -52,7 +65,7 @@ def source(args):
         return generate(args.workload, pairs("--param", args.param), args.seed)
     if args.param:
         raise InputError("--param sets workload parameters; it cannot be used with --trace")
-    trace = load(args.trace, **reading)
+    trace = read_trace(args.trace, **reading)
     record = {"trace": args.trace}
     if "format" in trace.meta:  # read from one of libCacheSim's formats
         record.update(format=trace.meta["format"], sized=trace.sized)

@@ -3,7 +3,11 @@
 ``semcache trace import FILE --out F.npz [--trace-format F] [--trace-param K=V]...
 [--ignore-sizes] [--json]`` converts one of libCacheSim's request traces
 (:mod:`simulator.trace_formats`); ``--json`` prints ``{"written", "source", "format",
-"steps", "objects", "sized"}``.  ``semcache trace import-solar DIR --out F.npz [--json]``
+"steps", "objects", "sized"}``.  It converts agent-memory events too (JSONL, Parquet, or
+CSV with ``--trace-format events``: :mod:`workloads.events`); then ``--json`` prints
+``{"written", "source", "format": "events", "steps", "dim", "items", "sized", "report"}``
+and the line says how many steps are labelled and how many are unscored for want of a
+label.  ``semcache trace import-solar DIR --out F.npz [--json]``
 converts one folder of the SOLAR authors' published synthetic traces (see
 :mod:`workloads.solar_published`); ``--json`` prints ``{"written", "source", "steps",
 "dim", "items", "re_arrivals", "relevance", "authors_meta"}``.  Files are written
@@ -16,21 +20,48 @@ from simulator.cli import args as cli_args
 from simulator.cli import output as out
 
 
-def cmd_import(args) -> int:
-    from simulator.trace_formats import load
+def _events_line(doc: dict) -> str:
+    """What an events import wrote, and what of it counts (docs/model.md §6.2)."""
+    rep = doc["report"]
+    how = f"{rep['kind']}, {rep['model']}" if rep["kind"] == "text" else rep["kind"]
+    line = (f"wrote {doc['written']}: {doc['steps']} steps ({how}, d = {doc['dim']}) over "
+            f"{doc['items']} items; labelled by topic {rep['labelled']['topic']}, by "
+            f"evidence {rep['labelled']['evidence']}; {rep['scored']} scored")
+    unscored = rep["unlabelled"] - rep["unlabelled_scored"]
+    if unscored:
+        line += (f"; {unscored} unlabelled (no topic, no evidence) and so unscored, not "
+                 "counted as misses")
+    if rep["unlabelled_scored"]:
+        line += (f"; {rep['unlabelled_scored']} unlabelled but marked scored (a miss under "
+                 "--quality hit or precision)")
+    return line
 
-    out.check_writable(args.out)
-    trace = load(args.file, **cli_args.trace_options(args))
-    out.save_trace(trace, args.out)
-    doc = {"written": args.out, "source": args.file,
-           "format": trace.meta.get("format", "npz"), "steps": trace.steps,
-           "objects": trace.n_keys, "sized": trace.sized}
+
+def _answer(args, doc: dict, line: str) -> int:
     if args.json:
         out.emit_json(doc)
     else:
-        out.print_line(f"wrote {args.out}: {doc['steps']} requests over {doc['objects']} "
-                       f"objects ({doc['format']}, {'sized' if doc['sized'] else 'unit sizes'})")
+        out.print_line(line)
     return 0
+
+
+def cmd_import(args) -> int:
+    from simulator.cli.sources import read_trace
+
+    out.check_writable(args.out)
+    trace = read_trace(args.file, **cli_args.trace_options(args))
+    out.save_trace(trace, args.out)
+    if trace.meta.get("format") == "events":
+        doc = {"written": args.out, "source": args.file, "format": "events",
+               "steps": trace.steps, "dim": trace.dim, "items": trace.n_keys,
+               "sized": trace.sized, "report": trace.meta["report"]}
+        return _answer(args, doc, _events_line(doc))
+    doc = {"written": args.out, "source": args.file,
+           "format": trace.meta.get("format", "npz"), "steps": trace.steps,
+           "objects": trace.n_keys, "sized": trace.sized}
+    return _answer(args, doc, f"wrote {args.out}: {doc['steps']} requests over "
+                   f"{doc['objects']} objects ({doc['format']}, "
+                   f"{'sized' if doc['sized'] else 'unit sizes'})")
 
 
 def cmd_import_solar(args) -> int:
@@ -42,13 +73,9 @@ def cmd_import_solar(args) -> int:
     doc = {"written": args.out, "source": args.dir, "steps": trace.steps, "dim": trace.dim,
            "items": trace.n_keys, "re_arrivals": trace.steps - trace.n_keys,
            "relevance": trace.meta["relevance"], "authors_meta": trace.meta["authors_meta"]}
-    if args.json:
-        out.emit_json(doc)
-    else:
-        out.print_line(f"wrote {args.out}: {doc['steps']} steps, d = {doc['dim']}, "
-                       f"{doc['items']} items ({doc['re_arrivals']} re-arrivals), relevance by "
-                       f"{doc['relevance']}")
-    return 0
+    return _answer(args, doc, f"wrote {args.out}: {doc['steps']} steps, d = {doc['dim']}, "
+                   f"{doc['items']} items ({doc['re_arrivals']} re-arrivals), relevance by "
+                   f"{doc['relevance']}")
 
 
 def add_parser(sub) -> None:
@@ -56,10 +83,11 @@ def add_parser(sub) -> None:
     p = sub.add_parser("trace", help="convert external traces to trace files")
     tsub = p.add_subparsers(dest="trace_command", metavar="{import,import-solar}",
                             required=True)
-    imp = tsub.add_parser("import", help="convert one of libCacheSim's request traces",
-                          description="Convert a libCacheSim request trace (oracleGeneral, "
-                          "CSV or text, optionally .zst) to a trace .npz file "
-                          "(docs/model.md §6).")
+    imp = tsub.add_parser("import", help="convert one of libCacheSim's request traces or "
+                          "agent-memory events", description="Convert a libCacheSim request "
+                          "trace (oracleGeneral, CSV or text, optionally .zst) or agent-memory "
+                          "events (.jsonl, .parquet, or CSV with --trace-format events) to a "
+                          "trace .npz file (docs/model.md §6).")
     imp.add_argument("file", metavar="FILE", help="the trace file to read")
     cli_args.add_trace_format(imp)
     imp.add_argument("--out", metavar="FILE", required=True, help="the .npz file to write")

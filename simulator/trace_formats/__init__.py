@@ -43,7 +43,9 @@ def detect_format(path: str) -> str:
             return fmt
     raise InputError(f"trace file '{path}': its name does not say its format (.npz, "
                      ".oracleGeneral[.bin], .csv, .txt, each optionally .zst); give one with "
-                     f"format= (--trace-format): {', '.join(FORMATS)}", "trace_format")
+                     f"format= (--trace-format): {', '.join(FORMATS)} (agent-memory events: "
+                     ".jsonl, .parquet or --trace-format events, workloads.events)",
+                     "trace_format")
 
 
 def _params(fmt: str, given: dict | None) -> dict:
