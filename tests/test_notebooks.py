@@ -55,7 +55,33 @@ def check_bounds(report, nb):
     assert set(report["wired"]) <= described
 
 
-CHECKS = {"bounds.ipynb": (BOUNDS_PROBE, check_bounds)}
+# your_claim.ipynb: the false claim refuted with a small saved instance that replays, the
+# true one not refuted (a search says no more), and the property test catching the same
+YOUR_CLAIM_PROBE = """
+import json, os
+print(json.dumps(dict(
+    refuted=[refuted.verdict, refuted.basis["kind"], refuted.instance["steps"],
+             os.path.exists(refuted.instance["trace"]), refuted.instance["reproduce"]],
+    parts=[p["verdict"] for p in refuted.subranges],
+    survived=[survived.verdict, survived.basis["kind"]],
+    property_failure=property_failure)))
+"""
+
+
+def check_your_claim(report, nb):
+    verdict, kind, steps, saved, reproduce = report["refuted"]
+    assert (verdict, kind, saved) == ("violated", "search", True)
+    assert steps <= 4  # shrunk from 40 steps
+    assert reproduce[0].startswith("semcache run --trace") and "--policy doorkeeper" in \
+        reproduce[0] and reproduce[1].startswith("semcache opt --trace")
+    assert report["parts"] == ["violated", "violated"]
+    assert report["survived"] == ["not refuted", "search"]
+    assert report["property_failure"].startswith("doorkeeper: cost ")
+    assert "semcache opt --trace" in report["property_failure"]
+
+
+CHECKS = {"bounds.ipynb": (BOUNDS_PROBE, check_bounds),
+          "your_claim.ipynb": (YOUR_CLAIM_PROBE, check_your_claim)}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -45,7 +45,8 @@ def _victim(state, t, key, x, cache):
 
 
 EVEN_FIFO = simulator.Policy(name="even_fifo", summary="FIFO that admits at even steps",
-                             init=_init, admit=_admit, on_insert=_on_insert, victim=_victim)
+                             init=_init, admit=_admit, on_insert=_on_insert, victim=_victim,
+                             modes=("semantic", "paging"))
 
 
 class EvenFifo(Twin):
