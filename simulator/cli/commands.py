@@ -10,6 +10,7 @@
 ``semcache reproduce``      a table or figure of the SOLAR paper's synthetic experiments
 ``semcache sweep``          a grid of runs on Dask, into a resumable Parquet store
 ``semcache bench``          measured speed against the reference implementations
+``semcache compile``        policies' loops compiled into the disk cache, in parallel
 ``semcache delay-study``    hit rate as feedback is delayed or lost (SimPy engine)
 ``semcache --version``      ``semcache <version>``, from the installed package's metadata
 
@@ -28,13 +29,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from simulator.cli import (bench, claims, delay_study, opt, reproduce, run, sweep, trace,
-                           workload)
+from simulator.cli import (bench, claims, compile, delay_study, opt, reproduce, run, sweep,
+                           trace, workload)
 from simulator.cli.args import flagged, register_single_options
 from simulator.errors import InputError
 
 # in the order of `semcache --help`
-SUBCOMMANDS = (run, workload, bench, delay_study, opt, claims, sweep, reproduce, trace)
+SUBCOMMANDS = (run, workload, bench, compile, delay_study, opt, claims, sweep, reproduce,
+               trace)
 
 
 class _Parser(argparse.ArgumentParser):

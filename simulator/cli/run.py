@@ -3,14 +3,16 @@
 ``--seed`` seeds both the workload generator and the policies' random streams; with
 ``--trace`` it seeds the policies only.  Setting ``SEMCACHE_REPORT_CACHE=1`` adds
 ``compiled_from_cache`` to every run record: whether the compiled loop was loaded from
-numba's on-disk cache rather than compiled in this process.
+numba's on-disk cache rather than compiled in this process.  On a terminal, the policies
+whose loops compile before their first run are named on stderr first.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
-from simulator import engine_fast, memory_estimate, policies, runner
+from simulator import compile_marks, engine_fast, memory_estimate, policies, runner
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import mode_of, source
@@ -82,6 +84,8 @@ def cmd_run(args) -> int:
     # the policies that have them; --policy-param overrides.
     hints = getattr(trace, "meta", {}).get("policy_hints", {})
     _check_memory(trace, names, hints, pol_params, args)
+    sized = args.budget is not None or trace.sized
+    _announce_compiling(names, mode, sized)
     for name in names:
         params = {k: v for k, v in hints.items() if k in policies.get(name).params}
         params.update(pol_params)
@@ -90,11 +94,21 @@ def cmd_run(args) -> int:
                             seed=args.seed, params=params, engine=args.engine,
                             engine_options=engine_options, budget=args.budget)
         summary = result.summary()
+        compile_marks.remember(policies.get(name), mode, sized)
         if report_cache:
             summary["compiled_from_cache"] = engine_fast.loaded_from_disk(
                 policies.get(name), mode, result.config["budget"] is not None or trace.sized)
         runs.append(summary)
     return _report(args, {"workload": record, "runs": runs})
+
+
+def _announce_compiling(names: list, mode: str, sized: bool) -> None:
+    """Say on a terminal which policies compile before their first run (silence for that
+    long reads as a hang); `semcache compile` does it ahead of time."""
+    first = compile_marks.to_compile([policies.get(n) for n in names], mode, sized)
+    if first and sys.stderr.isatty():
+        print(f"semcache: compiling {', '.join(first)} (first run only; `semcache compile` "
+              "does it ahead)", file=sys.stderr, flush=True)
 
 
 def _report(args, doc: dict) -> int:

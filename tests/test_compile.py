@@ -1,0 +1,53 @@
+"""``semcache compile`` fills numba's disk cache ahead of a first run, and ``semcache run``
+on a terminal names what it is about to compile (simulator.compile_marks)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from simulator.cli import main
+
+
+def _compile(argv, cache):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    proc = subprocess.run([sys.executable, "-m", "simulator.cli", "compile", *argv, "--json"],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout), proc.stderr
+
+
+def test_compiled_loops_load_from_disk_in_the_next_process(tmp_path):
+    first, said = _compile(["--policy", "fifo,lru", "--mode", "paging", "--jobs", "2"],
+                           tmp_path)
+    assert "compiling 2 loops (fifo, lru) on 2 processes" in said
+    assert [(r["policy"], r["mode"], r["from_cache"]) for r in first["compiled"]] == \
+        [("fifo", "paging", False), ("lru", "paging", False)]
+    again, _ = _compile(["--policy", "fifo", "--mode", "paging", "--jobs", "1"], tmp_path)
+    assert [(r["policy"], r["from_cache"]) for r in again["compiled"]] == [("fifo", True)]
+
+
+@pytest.mark.parametrize("argv, said", [
+    (["--jobs", "0"], "--jobs must be an integer >= 1"),
+    (["--policy", "nope"], "unknown policy 'nope'"),
+    (["--policy", "unlimited", "--mode", "paging"], "not defined in paging mode"),
+])
+def test_bad_options_are_one_line(argv, said, capsys):
+    assert main(["compile", *argv]) == 2
+    err = capsys.readouterr().err
+    assert said in err and len(err.splitlines()) == 1
+
+
+def test_a_run_on_a_terminal_names_the_policies_it_compiles_first(tmp_path, monkeypatch,
+                                                                  capsys):
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # no marks there yet
+    argv = ["run", "--workload", "cycling", "--param", "steps=20", "--capacity", "2",
+            "--policy", "fifo,lru", "--json"]
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ("semcache: compiling fifo, lru (first run only; "
+                                       "`semcache compile` does it ahead)\n")
+    assert main(argv) == 0  # marked now: nothing to say
+    assert capsys.readouterr().err == ""
