@@ -33,11 +33,19 @@ def test_run_all_quick():
     rows = bench.run_all(quick=True)
     assert [r["name"] for r in rows] == ["paging-fifo", "paging-lru", "paging-arc",
                                          "sized-fifo", "sized-lru", "overhead-sized-fifo",
-                                         "semantic-fifo", "simpy-fifo"]
+                                         "semantic-fifo", "simpy-fifo", "opt-flow"]
     assert all(r["hits_equal"] for r in rows)
     assert all(r["ours_req_per_s"] > 0 and r["baseline_req_per_s"] > 0 for r in rows)
-    assert [r["target_ratio"] for r in rows] == [5.0, 5.0, 5.0, 3.0, 3.0, 1 / 1.3, 8.0, 0.5]
+    assert [r["target_ratio"] for r in rows] == [5.0, 5.0, 5.0, 3.0, 3.0, 1 / 1.3, 8.0, 0.5,
+                                                 2.0]
     assert all(r["meets_target"] == (r["ratio"] >= r["target_ratio"]) for r in rows)
+
+
+def test_the_opt_row_compares_two_exact_solvers_that_agree():
+    row = bench.opt_benchmark(steps=400, capacity=3, topics=5, repeats=1)
+    assert row["name"] == "opt-flow" and row["hits_equal"]
+    assert row["ours_cost"] == row["baseline_cost"] > 0
+    assert row["ratio"] == row["ours_req_per_s"] / row["baseline_req_per_s"]
 
 
 def test_cli_prints_each_target_and_whether_it_is_met(capsys, monkeypatch):

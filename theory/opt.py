@@ -6,13 +6,11 @@ Methods, tried in this order (``method="auto"``):
     :mod:`theory.opt_flow`, a min-cost flow; exact under the conditions of
     :mod:`theory.opt_topics` (``hit`` quality, relevance by topic, k >= K or separated
     clusters) at any K and number of topics.  Limits: T <= 10⁶, and T <= 30 000 when
-    separation must be checked (an O(T²·d) pass, about 1 s at T = 10⁴, d = 128).  Speed
-    (:func:`theory.opt_flow.solve` alone, with its compiled loop already in numba's disk
-    cache, K <= 10, 50 topics, one core of a 2-core Xeon VM): about 0.1 s at T = 10⁴ and
-    1 s at T = 10⁵; it grows about linearly in K (one shortest-path pass per unit of
-    capacity: about 0.5 s at T = 10⁴, K = 50).  A cold first call compiles for several
-    seconds; ``opt`` adds the trace checks and the replay of the schedule (about as long
-    again), and with k < K the separation check.
+    separation must be checked (an O(T²·d) pass).  Its time grows about linearly in T and
+    in K (one shortest-path pass per unit of capacity); ``semcache bench`` measures it
+    (row ``opt-flow``, against the topic DP below) on the machine at hand.  A cold first
+    call compiles for several seconds; ``opt`` adds the trace checks, the replay of the
+    schedule and, with k < K, the separation check.
 ``topics``
     :mod:`theory.opt_topics`, state = set of useful topics; same conditions as ``flow``,
     kept as a cross-check.  Limits: m <= 16 useful topics, T·2^m <= 5·10⁷ back-pointers,
@@ -25,8 +23,8 @@ Methods, tried in this order (``method="auto"``):
     :mod:`theory.opt_dp`, state = set of arrivals; exact for every miss function, and the
     one method exact under a budget that binds (below).  Limits:
     T <= 3 000 (the T x T similarity table) and Σ_t Σ_{j<=K} C(t + 1, j) <= 4·10⁷
-    (so T <= 3 000 for K = 1, 620 for K = 2, 175 for K = 3, 86 for K = 4); about 2.5 s
-    for K = 3, T = 150.
+    (so T <= 3 000 for K = 1, 620 for K = 2, 175 for K = 3, 86 for K = 4); the work
+    grows as that sum.
 ``bounds``
     :mod:`theory.opt_bounds`: when no exact method fits (or when forced), a certified lower
     bound and the cheapest real schedule found; ``opt_cost`` is then None, ``exact`` False

@@ -13,8 +13,7 @@ Children that are the same set keep the cheaper one, and the ``width`` children 
 pruned for their λ; unweighted steps, e.g. a warm-up, are skipped).  With a width above
 the number of states it is the exact item DP.  :mod:`theory.opt_bounds` runs horizons 16
 and 64 (neither wins everywhere) and keeps the better.  The width defaults to a work
-budget: K = 5, T = 500 gets 64 states, about 0.3 s (horizon 16) and 1 s (64); long traces
-get a narrower beam.
+budget: K = 5, T = 500 gets 64 states; long traces get a narrower beam.
 
 With a budget B (docs/model.md §1.8) a move that admits e_t is kept only if the cache
 then fits (Σ sizes <= B), and one more move admits e_t evicting the oldest members until

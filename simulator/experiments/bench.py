@@ -11,7 +11,9 @@ Three comparisons, each on one seeded trace that both sides process:
 * **semantic**: our FIFO engine against a plain numpy loop that does the same step with
   ``vecs[:n] @ q`` and ``np.argpartition`` (written below, as a user would);
 * **simpy**: the SimPy engine against a bare SimPy process that calls the same compiled
-  step function once per event (target: at least half its rate).
+  step function once per event (target: at least half its rate);
+* **opt**: OPT's min-cost flow against the topic-set DP on the same instance
+  (:mod:`simulator.experiments.bench_opt`).
 
 Each side is timed best of ``REPEATS``, ours after a warm-up run so that compilation is
 excluded (``RunResult.elapsed_s``); libCacheSim's time includes reading its trace file,
@@ -40,6 +42,7 @@ import numpy as np
 import simpy
 
 from simulator.errors import InputError
+from simulator.experiments.bench_opt import opt_benchmark
 from simulator.live_run import LiveRun
 from simulator.run_options import MAX_BUDGET
 from simulator.runner import run
@@ -51,8 +54,9 @@ PAGING_POLICIES = ("fifo", "lru", "arc")
 SIZED_POLICIES = ("fifo", "lru")
 # the ratio each comparison should reach: paging 5x libCacheSim's C loop (3x with byte
 # sizes), the sized loop at most 1.3x the unit-size loop's time, the semantic loop 8x a
-# numpy loop, the SimPy engine half a bare SimPy process
-TARGETS = {"paging": 5.0, "sized": 3.0, "overhead": 1 / 1.3, "semantic": 8.0, "simpy": 0.5}
+# numpy loop, the SimPy engine half a bare SimPy process, OPT's flow twice the topic DP
+TARGETS = {"paging": 5.0, "sized": 3.0, "overhead": 1 / 1.3, "semantic": 8.0, "simpy": 0.5,
+           "opt": 2.0}
 # our policy name -> libCacheSim cache class
 LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady": "Belady"}
 REPEATS = 7
@@ -274,7 +278,7 @@ def simpy_benchmark(steps=20000, capacity=100, dim=128, top_k=3, seed=0,
 
 def run_all(quick=False) -> list[dict]:
     """Every benchmark row: paging FIFO, LRU and ARC, sized FIFO and LRU, the sized loop's
-    overhead, semantic FIFO, then SimPy FIFO.
+    overhead, semantic FIFO, SimPy FIFO, then OPT's flow.
 
     ``quick`` uses traces a tenth of the default size (a smoke test, not a measurement).
     """
@@ -282,6 +286,8 @@ def run_all(quick=False) -> list[dict]:
         return paging_benchmark(steps=100_000, objects=10_000, capacity=100) \
             + sized_benchmark(steps=100_000, objects=10_000, budget=8 << 20) \
             + [sized_loop_benchmark(steps=100_000, objects=10_000, capacity=100),
-               semantic_benchmark(steps=2000), simpy_benchmark(steps=2000)]
+               semantic_benchmark(steps=2000), simpy_benchmark(steps=2000),
+               opt_benchmark(steps=1000)]
     return paging_benchmark() + sized_benchmark() + [sized_loop_benchmark(),
-                                                     semantic_benchmark(), simpy_benchmark()]
+                                                     semantic_benchmark(), simpy_benchmark(),
+                                                     opt_benchmark()]
