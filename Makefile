@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # `make demo`'s policies, compiled into the disk cache while installing
 DEMO_POLICIES := unlimited,fifo,lru,lfu,arc,solar_e,solar_a,solar
 
-.PHONY: test demo bench lab clean
+.PHONY: test demo bench lab lint clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,10 @@ test: $(VENV)/.installed
 # the paper's eight policies; `semcache run` without --policy runs every semantic policy
 demo: $(VENV)/.installed
 	$(BIN)/semcache run --workload clusters --param steps=5000 --param topics=40 --capacity 20 --top-k 3 --switch-cost 0.5 --policy $(DEMO_POLICIES)
+
+# the linter alone (the suite runs it too, tests/test_lint.py)
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
 
 bench: $(VENV)/.installed
 	$(BIN)/semcache bench

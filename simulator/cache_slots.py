@@ -10,8 +10,9 @@ here.
 # the height of the free-slot stack, and the high-water mark (slots at or above it were
 # never used, so retrieval scans below it only).  A paging run, which retrieves nothing,
 # keeps its tallies of hits, admissions and evictions in slots 3-5 instead (a semantic run
-# counts those from its per-step outputs, simulator.live_run).  Then the sizes (docs/model.md §1.8): the total size cached, the budget, the
-# largest total held, the arrivals too large to admit, the sizes requested and hit (paging),
+# counts those from its per-step outputs, simulator.live_run).  Then the sizes
+# (docs/model.md §1.8): the total size cached, the budget, the largest total held, the arrivals
+# too large to admit, the sizes requested and hit (paging),
 # the evictions logged so far (semantic) and the size of the item arriving now.
 SIZE, CAPACITY, FREE, HIGH_WATER = range(4)
 HITS, ADMISSIONS, EVICTIONS = 3, 4, 5

@@ -217,7 +217,7 @@ def mutated(draw):
                         valid_arrays()[name].dtype)
         # docs/model.md §6: vectors float32, others a safe cast, bool only for 'scored'
         safe = (np.dtype(dtype) == want if want == np.float32 else
-                np.can_cast(dtype, want, "safe") and (dtype != "bool" or want == bool))
+                np.can_cast(dtype, want, "safe") and (dtype != "bool" or want == np.bool_))
         must_fail = not safe
     elif kind == "length":
         n = draw(st.integers(0, 2 * T + 2).filter(lambda n: n != len(arrays[name])))

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from simulator.errors import InputError
 from test_hostile_files import outcome, workdir
 from test_solar_published import write_variant
 

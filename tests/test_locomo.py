@@ -3,8 +3,9 @@ the real data.
 
 The fixture ``tests/data/locomo`` (two invented conversations, see ``locomo_fixture.py``)
 is used for determinism and the protocol; the real data (the dataset ``locomo``,
-tests/datasets.py, never copied here) for the protocol on conversation 26 and for the ``unlimited`` evidence hit@3
-against a brute-force recomputation.  The model is embedded at most twice on conversation
+tests/datasets.py, never copied here) for the protocol on conversation 26 and for the
+``unlimited`` evidence hit@3 against a brute-force recomputation.  The model is embedded at most
+twice on conversation
 26 (one fresh cache, one direct encoding); everything else reads caches.  The loader and
 the embedding cache are tested in ``test_locomo_data.py``.
 """

@@ -118,7 +118,8 @@ def _random_trace(seed, T=36):
     rng = np.random.default_rng(seed)
     centres = rng.normal(size=(4, 6))
     qt, it = rng.integers(-1, 4, T), rng.integers(-1, 4, T)
-    noisy = lambda tp: centres[np.maximum(tp, 0)] + rng.normal(scale=0.8, size=(T, 6))
+    def noisy(tp):
+        return centres[np.maximum(tp, 0)] + rng.normal(scale=0.8, size=(T, 6))
     return Trace.from_arrays(queries=noisy(qt).astype(np.float32),
                              items=noisy(it).astype(np.float32), query_topics=qt,
                              item_topics=it, weights=rng.integers(0, 2, T) * 1.0,

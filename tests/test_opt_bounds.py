@@ -56,9 +56,12 @@ def small_lp(draw):
     n = draw(st.integers(1, 3))
     m_ub, m_eq = draw(st.integers(0, 3)), draw(st.integers(0, 1))
     num = st.integers(-3, 3)
-    mat = lambda m: np.array(draw(st.lists(num, min_size=m * n, max_size=m * n)),
-                             float).reshape(m, n)
-    vec = lambda m: np.array(draw(st.lists(num, min_size=m, max_size=m)), float)
+    def mat(m):
+        return np.array(draw(st.lists(num, min_size=m * n, max_size=m * n)),
+                        float).reshape(m, n)
+
+    def vec(m):
+        return np.array(draw(st.lists(num, min_size=m, max_size=m)), float)
     lb = -np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), float)
     ub = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)), float)
     return vec(n), mat(m_ub), vec(m_ub), mat(m_eq), vec(m_eq), lb, ub, \

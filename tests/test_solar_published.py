@@ -49,7 +49,8 @@ def write_variant(folder, seed=0, topics=6, per_topic=4, steps=80, dim=16, drop=
     embs = np.repeat(centres, per_topic, axis=0) + 0.6 * rng.normal(size=(len(ids), dim))
     qt = rng.integers(0, topics, steps)
     qemb = centres[qt] + 0.3 * rng.normal(size=(steps, dim))
-    unit = lambda v: (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+    def unit(v):
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
     np.savez_compressed(folder / "embeddings.npz", item_ids=np.array(ids), item_embs=unit(embs),
                         query_ids=np.array([f"q{t}" for t in range(steps)]),
                         query_embs=unit(qemb))

@@ -171,8 +171,9 @@ class _Rows:
         self.n += n_rows
 
     def matrix(self, n_cols):
-        cat = lambda j: np.concatenate([p[j] for p in self.parts]) if self.parts else \
-            np.zeros(0)
+        def cat(j):
+            return np.concatenate([p[j] for p in self.parts]) if self.parts else np.zeros(0)
+
         A = sp.csr_matrix((cat(2), (cat(0).astype(np.int64), cat(1).astype(np.int64))),
                           shape=(self.n, n_cols))
         return A, (np.concatenate(self.rhs) if self.rhs else np.zeros(0))
@@ -226,7 +227,9 @@ def arrival_lp(model, capacity: int, switch_cost: float, quality: str, pairs=Non
     u0 = z0 + n_z
     sim = quality == "similarity"
     n = u0 + (pt.size + steps.size if sim else 0)
-    xi = lambda i, t: xo[i] + t - i - 1
+    def xi(i, t):
+        return xo[i] + t - i - 1
+
     rows = _Rows()
     j = np.flatnonzero(x_t < L[x_i])  # x_{i,t} with a successor x_{i,t+1}
     ar = np.arange(j.size)

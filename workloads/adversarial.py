@@ -34,7 +34,6 @@ import numpy as np
 from simulator import memory_estimate as mem
 from simulator import policies
 from simulator.errors import InputError
-from simulator.runner import run
 from workloads import adversaries, adversary
 from workloads import topic_space as ts
 from workloads.base import Workload, policy_params

@@ -86,7 +86,7 @@ def load(text: str):
     except (ImportError, SyntaxError) as exc:
         raise InputError(f"--plugin '{text}': cannot import it: {type(exc).__name__}: "
                          f"{' '.join(str(exc).split())}", "plugin") from None
-    except Exception as exc:  # the plugin's own code failed while importing
+    except Exception as exc:  # noqa: BLE001 (the plugin's own code failed while importing)
         raise InputError(f"--plugin '{text}': importing it raised {type(exc).__name__}: "
                          f"{' '.join(str(exc).split())}", "plugin") from None
     _register_all(module, spec)

@@ -137,7 +137,7 @@ def serve(workers: int) -> None:
                                dashboard_address=None, silence_logs=logging.CRITICAL,
                                scheduler_kwargs={"dashboard": False,
                                                  "dashboard_address": ":0"})
-    except Exception as exc:  # the sweep raises it
+    except Exception as exc:  # noqa: BLE001 (whatever it is, the sweep raises it)
         print("error", " ".join(f"{type(exc).__name__}: {exc}".split()), flush=True)
         return
     with cluster:

@@ -52,8 +52,8 @@ class HookDriver:
         The policy's parameters, given to both.
     mode : {"semantic", "paging"}
         Semantic: keys ``0 .. n - 1`` arrive, key ``i`` with ``vectors[i]`` (``vectors``
-        an [n, d] array of unit rows; default ``N_KEYS`` zero rows of ``DIM``).  Paging: ``requests`` is the whole request sequence, played by
-        :meth:`request`.
+        an [n, d] array of unit rows; default ``N_KEYS`` zero rows of ``DIM``).  Paging:
+        ``requests`` is the whole request sequence, played by :meth:`request`.
     """
 
     def __init__(self, policy, twin, capacity, seed=0, params=None, mode="semantic",

@@ -134,8 +134,9 @@ def reference_paging_run(requests, twin, capacity, seed=0, params=None, sizes=No
     ``requests`` are dense keys (``PagingTrace.requests``); ``twin`` a
     :class:`~simulator.testing.twin.Twin` subclass.  Returns ``hit``, ``admitted`` and
     ``evicted`` per request (a key or -1: the first one evicted), and ``hits``,
-    ``evictions`` (all of them), ``hit_size``, ``requested_size`` and ``too_large``.  With sizes or a budget (§1.8): a miss larger
-    than the budget is never offered; an admission takes the size of the request that
+    ``evictions`` (all of them), ``hit_size``, ``requested_size`` and ``too_large``.  With
+    sizes or a budget (§1.8): a miss larger than the budget is never offered; an admission takes
+    the size of the request that
     missed and evicts until it fits.  After a hit, and after an admission, every key the
     twin's ``delete`` names leaves (it is an eviction).  ``object_ids``: the trace's own
     id of each key (``PagingTrace.object_ids``), for twins that hash them.

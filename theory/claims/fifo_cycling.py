@@ -5,8 +5,9 @@ one, so it misses and admits at every step: cost T(1 + λ).  OPT keeps K topics 
 once per cycle of K + 1 steps (the missing topic's item only arrives at its own query), so
 OPT ≈ T/(K + 1) and the ratio tends to (K + 1)(1 + λ) from below, the gap shrinking like
 1/T (OPT's start-up misses and fill admissions).  We compute both costs exactly (OPT in
-the paper's model, :func:`theory.claims.paper_opt.paper_opt`) for growing T and check: FIFO's cost is T(1 + λ); the ratio
-never exceeds the limit; it rises with T; and OPT's marginal cost between the two longest
+the paper's model, :func:`theory.claims.paper_opt.paper_opt`) for growing T and check:
+FIFO's cost is T(1 + λ); the ratio never exceeds the limit; it rises with T; and OPT's marginal
+cost between the two longest
 horizons is exactly one miss per cycle, so OPT(T) = T/(K+1) + c at large T and the ratio
 tends to exactly (K+1)(1+λ), as (K+1)(1+λ)/(1 + c(K+1)/T).  The start-up cost c and the
 horizon at which the ratio reaches 90 % of the limit, T₉₀ = 9c(K+1), are reported.  The

@@ -125,7 +125,8 @@ def _check(quick: bool, out_dir: str) -> dict:
                                      "once (not on FIFO's admission sequence)",
                  within_definitions=False,
                  evidence=f"R_T = (T − K) − T/(K + 1) exactly at m = K+1 and growth K/m per "
-                          f"step at every m ({paper_rows['evidence']}; {_rates(rows, 'evict_arrival')})")
+                          f"step at every m ({paper_rows['evidence']}; "
+                          f"{_rates(rows, 'evict_arrival')})")
     paper.pop("range", None)
     c = regret_runs.curve("fifo", (), quick)
     gscope = regret_runs.scope(quick, "fifo")

@@ -31,7 +31,7 @@ from simulator.instance import Instance
 from simulator.trace_formats import load
 from theory import bounds, families
 from theory.claims.base import HOLDS, VIOLATED, Claim, save_instance
-from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, SEARCH, basis, verdict
+from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, basis, verdict
 
 LONGEST = {True: {1: 8, 2: 7}, False: {1: 10, 2: 8, 3: 7}}  # K -> longest sequence
 
