@@ -1,7 +1,7 @@
 """Compiled building blocks of one step of docs/model.md §1: similarity, retrieval and scoring.
 
 Both engines call these, so retrieval and scoring are written once.  Each has a plain
-Python twin in ``tests/naive.py`` that it is tested against.
+Python twin in ``tests/helpers/naive.py`` that it is tested against.
 
 Similarity is the float32 sum, in index order, of the float32 products of coordinates
 (IEEE single precision, no fused multiply-add, no fastmath), so it is bit-identical on

@@ -3,7 +3,7 @@
 SplitMix64 (Steele, Lea & Flood 2014) for uniforms; Marsaglia–Tsang for Gamma, hence Beta.
 The stream lives in a one-element ``uint64`` array, so a policy's randomness depends on
 the run's seed and its own call sequence only: identical across engines, processes and
-machines.  ``tests/naive.py`` holds the plain-Python twin used to check it.
+machines.  ``tests/helpers/naive.py`` holds the plain-Python twin used to check it.
 
 Seeds.  A seed is an integer in [0, 2**63 - 1] (:data:`MAX_SEED`); :func:`check_seed`
 enforces it for the command line's ``--seed`` and for ``Workload.generate``.  Within that

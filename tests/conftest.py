@@ -25,7 +25,7 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, settings
 
-import datasets
+from helpers import datasets
 
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True,
                           max_examples=60,
@@ -55,7 +55,7 @@ _set(datasets.environment((), _EMPTY_HOME))
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "data(*names): the test reads these datasets (tests/datasets.py); "
+        "markers", "data(*names): the test reads these datasets (tests/helpers/datasets.py); "
         "skipped where they are not found")
 
 

@@ -9,8 +9,8 @@ and to "a unit-size budget of K is a capacity of K"; this file compares exact de
 import numpy as np
 import pytest
 
-from cloud_physics import NEEDED, MiB, both_traces, file
-from naive import naive_paging_run, naive_run
+from helpers.cloud_physics import NEEDED, MiB, both_traces, file
+from helpers.naive import naive_paging_run, naive_run
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.run_options import budget_value

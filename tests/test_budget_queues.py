@@ -26,8 +26,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cloud_physics import NEEDED, MiB, both_traces
-from naive import POLICIES, naive_paging_run, naive_run
+from helpers.cloud_physics import NEEDED, MiB, both_traces
+from helpers.naive import POLICIES, naive_paging_run, naive_run
 from simulator.live_run import LiveRun
 from simulator.policies import tinylfu, twoq
 from simulator.policies.parts import count_min

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from naive import POLICIES, naive_paging_run, naive_run
+from helpers.naive import POLICIES, naive_paging_run, naive_run
 
 from simulator.errors import InputError
 from simulator.instance import Instance

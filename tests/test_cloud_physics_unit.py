@@ -12,7 +12,7 @@ request.
 
 import pytest
 
-from cloud_physics import NEEDED, file, unit_trace
+from helpers.cloud_physics import NEEDED, file, unit_trace
 from simulator.live_run import LiveRun
 from simulator.policies import tinylfu
 from simulator.runner import run

@@ -1,6 +1,6 @@
 """The fast engine equals the plain-Python reference engine exactly, for every policy.
 
-Each policy is held to its twin (``tests/naive.py``) by
+Each policy is held to its twin (``tests/helpers/naive.py``) by
 :func:`simulator.testing.assert_same_as_reference`: every per-step array and every summary
 counter equal, floats bit for bit.  Random small traces (:func:`simulator.testing.instances`)
 exercise every option of docs/model.md §1 and §6 — topics with −1, weights, re-streamed
@@ -22,7 +22,7 @@ from simulator.runner import run
 from simulator.testing import (assert_same_as_reference, instances, policy_params,
                                traces)
 from simulator.trace import PagingTrace, Trace
-from naive import POLICIES, naive_paging_run
+from helpers.naive import POLICIES, naive_paging_run
 
 SEMANTIC = [n for n, p in REGISTRY.items() if "semantic" in p.modes]
 PAGING = [n for n, p in REGISTRY.items() if "paging" in p.modes]
@@ -125,7 +125,7 @@ OPPOSITE = case([[1, 0], [-1, 0], [0, 1], [-1, -1], [1, 0]],
 
 def test_every_policy_has_a_naive_twin():
     missing = sorted(set(REGISTRY) - set(POLICIES))
-    assert not missing, f"tests/naive.py has no reference for: {missing}"
+    assert not missing, f"tests/helpers/naive.py has no reference for: {missing}"
 
 
 def test_naive_defaults_match_the_registry():
@@ -214,7 +214,7 @@ def test_tinylfu_paging_drops_equal_the_twin(requests, capacity):
     assert result.summary()["evictions"] == sum(e >= 0 for e in ref["evicted"])
 
 
-# Cases found by mutating tests/naive.py: each one fails if the named rule is changed,
+# Cases found by mutating tests/helpers/naive.py: each one fails if the named rule is changed,
 # and random search rarely reaches it.
 LFU_BUCKET_IN_ONE_STEP = case(  # two items reach count 1 in one R_t: the worse one goes
     [[1, 2], [1, 2], [1, 1], [1, 0], [1, 0], [-1, 0], [1, 0], [0, 1], [0, 1]],

@@ -16,7 +16,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
-from hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 from simulator.cli import main
 from simulator.trace_formats import load as load_npz
 from test_events_vectors import write_events

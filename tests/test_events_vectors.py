@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run

@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
-from hostile_contract import assert_rejected, assert_rejected_in_process  # noqa: E402
+from helpers.hostile_contract import assert_rejected, assert_rejected_in_process  # noqa: E402
 
 
 def _few(n: int):

@@ -21,8 +21,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hostile_contract import assert_rejected
-from locomo_fixture import FIXTURE
+from helpers.hostile_contract import assert_rejected
+from helpers.locomo_fixture import FIXTURE
 from simulator.errors import InputError
 from test_hostile_files import workdir
 from test_hostile_imports import JSON

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from hostile_contract import snapshot
+from helpers.hostile_contract import snapshot
 
 SWEEP = ["sweep", "--workload", "zipf_paging", "--param", "steps=300", "--param",
          "objects=20", "--policy", "fifo,lru,lfu", "--seeds", "0-3", "--workers", "0",

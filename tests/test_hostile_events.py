@@ -22,7 +22,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 from test_events_vectors import ROWS, write_events
 from test_hostile_files import outcome, workdir
 from test_hostile_imports import JSON

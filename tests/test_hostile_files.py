@@ -27,7 +27,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 from simulator.errors import InputError
 from simulator.trace import Trace
 

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 from simulator import policies, runner
 from simulator.errors import InputError
 from simulator.run_options import MAX_BUDGET, budget_value

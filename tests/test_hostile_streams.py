@@ -32,7 +32,7 @@ import zstandard
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 from test_hostile_files import npz_bytes, outcome, valid_arrays, workdir
 from test_hostile_imports import request_commands, request_files
 

@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 from test_hostile_files import outcome, workdir
 
 SWEEP = ["sweep", "--workload", "zipf_paging", "--param", "steps=40", "--param",

@@ -1,4 +1,4 @@
-"""Each compiled kernel equals its slow twin in ``tests/naive.py`` on random inputs."""
+"""Each compiled kernel equals its slow twin in ``tests/helpers/naive.py`` on random inputs."""
 
 import math
 

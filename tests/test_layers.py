@@ -179,7 +179,7 @@ ISSUE_NUMBER = re.compile(r"\bissues? #?\d+|\(#\d+\)", re.IGNORECASE)
 def _prose_files() -> list:
     """Every file a reader meets: the sources, the tests (but this one, which shows the
     pattern), the docs and the notebooks."""
-    files = {*MODULES.values(), *(ROOT / "tests").glob("*.py"), ROOT / "README.md",
+    files = {*MODULES.values(), *(ROOT / "tests").rglob("*.py"), ROOT / "README.md",
              *(ROOT / "docs").rglob("*.md"), *(ROOT / "notebooks").glob("*.ipynb"),
              *(ROOT / "notebooks").glob("*.md")}
     return sorted(files - {pathlib.Path(__file__).resolve()})
@@ -224,10 +224,10 @@ WORKPLACE = re.compile(r"""\.\./shared|shared/data|["']shared["']""")
 
 
 def test_only_the_dataset_declarations_know_the_workplace_folder():
-    """tests/datasets.py is the one place that looks beside the checkout; code, notebooks
+    """tests/helpers/datasets.py is the one place that looks beside the checkout; code, notebooks
     and every other test reach data through the data home."""
-    allowed = {ROOT / "tests" / "datasets.py", pathlib.Path(__file__).resolve()}
-    files = [*MODULES.values(), *(ROOT / "tests").glob("*.py"),
+    allowed = {ROOT / "tests" / "helpers" / "datasets.py", pathlib.Path(__file__).resolve()}
+    files = [*MODULES.values(), *(ROOT / "tests").rglob("*.py"),
              *(ROOT / "notebooks").glob("*.ipynb")]
     found = [f"{p.relative_to(ROOT)}:{n}" for p in files if p not in allowed
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)

@@ -3,7 +3,7 @@ the real data.
 
 The fixture ``tests/data/locomo`` (two invented conversations, see ``locomo_fixture.py``)
 is used for determinism and the protocol; the real data (the dataset ``locomo``,
-tests/datasets.py, never copied here) for the protocol on conversation 26 and for the
+tests/helpers/datasets.py, never copied here) for the protocol on conversation 26 and for the
 ``unlimited`` evidence hit@3 against a brute-force recomputation.  The model is embedded at most
 twice on conversation
 26 (one fresh cache, one direct encoding); everything else reads caches.  The loader and
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import workloads
-from locomo_fixture import FIXTURE, QUIRKS_1, QUIRKS_2
+from helpers.locomo_fixture import FIXTURE, QUIRKS_1, QUIRKS_2
 from simulator.cli import main
 from simulator.runner import run
 from workloads import locomo, locomo_data

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import workloads
-from locomo_fixture import FIXTURE, QUIRKS_1, QUIRKS_2
+from helpers.locomo_fixture import FIXTURE, QUIRKS_1, QUIRKS_2
 from simulator.cli import main
 from simulator.errors import InputError
 from workloads import locomo_data

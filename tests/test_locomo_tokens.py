@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import workloads
-from locomo_fixture import FIXTURE
+from helpers.locomo_fixture import FIXTURE
 from simulator.errors import InputError
 from simulator.runner import run
 from workloads import locomo_data

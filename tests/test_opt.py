@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 
-from naive_opt import brute_opt
+from helpers.naive_opt import brute_opt
 from simulator.errors import InputError
 from simulator.policies import REGISTRY
 from simulator.runner import run

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from naive_opt import brute_opt
+from helpers.naive_opt import brute_opt
 from simulator.cli import main
 from simulator.testing import similarity
 from simulator.trace import Trace

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 
-from naive_opt import brute_opt
+from helpers.naive_opt import brute_opt
 from simulator.runner import run
 from simulator.trace import Trace
 from test_opt import tiny

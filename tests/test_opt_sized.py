@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from naive_opt import brute_opt, brute_paging_misses
+from helpers.naive_opt import brute_opt, brute_paging_misses
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.policy_checks.traces import sized_trace

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-import datasets
+from helpers import datasets
 from simulator.errors import InputError
 from simulator.experiments.reproduce import paper_tables
 

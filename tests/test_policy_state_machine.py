@@ -2,7 +2,7 @@
 
 :class:`simulator.testing.HookDriver` plays the engine's part by hand (hook calls in engine
 order, new items into a *random* free slot, removals the policy did not choose) and checks
-every answer against the policy's plain-Python twin (``tests/naive.py``).  The state
+every answer against the policy's plain-Python twin (``tests/helpers/naive.py``).  The state
 machine of :func:`simulator.testing.hook_machine` picks the sequence of calls, one machine
 per registered policy; a few pinned sequences are plain unit tests at the bottom.
 """
@@ -18,7 +18,7 @@ from simulator.kernels import normalize_rows
 from simulator.testing import HookDriver, hook_machine
 from simulator.testing.hook_driver import DIM, N_KEYS
 from simulator.testing.hook_machine import STEPS
-from naive import POLICIES
+from helpers.naive import POLICIES
 
 
 def driver(name, capacity, seed, params, mode, **given):

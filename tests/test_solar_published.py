@@ -21,7 +21,7 @@ import pathlib
 import numpy as np
 import pytest
 
-import datasets
+from helpers import datasets
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run

@@ -9,7 +9,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import workloads
-from cloud_physics import CSV_PARAMS, NEEDED, file
+from helpers.cloud_physics import CSV_PARAMS, NEEDED, file
 from simulator import policies
 from simulator.cli import main
 from simulator.errors import InputError

@@ -2,7 +2,7 @@
 block trace read from its binary, CSV and text files, compressed or not, in chunks or whole,
 and unit-size runs from it equal to libCacheSim 0.3.5's own runs.
 
-The trace is the dataset ``libcachesim-traces`` (tests/datasets.py, never copied here); the
+The trace is the dataset ``libcachesim-traces`` (tests/helpers/datasets.py, never copied here); the
 tests that read it declare it and skip without it.
 """
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import zstandard
 
-from cloud_physics import CSV_PARAMS, NEEDED, file
+from helpers.cloud_physics import CSV_PARAMS, NEEDED, file
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run

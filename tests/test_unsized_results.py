@@ -1,7 +1,7 @@
 """Sizes changed no result: on unsized traces every policy of the registry gives, in each
 mode it has, exactly the runs of the code before sizes entered the model.
 
-``tests/data/unsized_digests.json`` was written by ``tests/unsized_digests.py`` run
+``tests/data/unsized_digests.json`` was written by ``tests/helpers/unsized_digests.py`` run
 against commit 1ff6f3d (the last before sizes); see that module for what a digest holds.
 tinylfu's two paging digests were pinned again when its paging runs came to follow
 libCacheSim exactly (its sketch hashes the trace's object ids; protected gets ⌊4M/5⌋;
@@ -16,7 +16,7 @@ import pathlib
 import pytest
 
 from simulator import policies
-from unsized_digests import digests
+from helpers.unsized_digests import digests
 
 PINNED = json.loads((pathlib.Path(__file__).parent / "data" / "unsized_digests.json")
                     .read_text())

@@ -2,11 +2,11 @@
 
 :func:`theory.opt_flow.solve` (the min-cost flow, ``opt``'s first exact method) against
 :func:`theory.opt_topics.solve` (the dynamic program over sets of useful topics, kept as
-its cross-check) on one ``clusters`` trace where both are exact: the rate is steps per
-second of the solve alone, each compiled and run once before timing, best of
-:data:`simulator.experiments.bench.REPEATS` rounds taken in turns.  The row's
-``hits_equal`` says whether both found the same optimal cost (``ours_cost``,
-``baseline_cost``); speed is compared only then.  The times ``opt`` quotes for its
+its cross-check) on one ``clusters`` trace where both are exact: the seconds of the solve
+alone, each compiled and run once before timing, best of several rounds taken in turns.
+:func:`simulator.experiments.bench.opt_benchmark` makes the row: its ``hits_equal`` says
+whether both found the same optimal cost (``ours_cost``, ``baseline_cost``); speed is
+compared only then.  The times ``opt`` quotes for its
 methods (docs/model.md §4) are these rows' measurements on the machine at hand.
 """
 
@@ -16,11 +16,11 @@ import math
 import time
 
 
-def opt_benchmark(steps: int = 10_000, capacity: int = 10, topics: int = 12,
-                  switch_cost: float = 0.5, seed: int = 0, repeats: int = 7) -> dict:
-    """One row: the flow's solve against the topic DP's on the same instance."""
+def measure(steps: int = 10_000, capacity: int = 10, topics: int = 12,
+            switch_cost: float = 0.5, seed: int = 0, repeats: int = 7) -> dict:
+    """Both solvers on one instance: ``{"cost": {...}, "seconds": {...}}`` keyed ``flow``
+    and ``topics``, the seconds the best of ``repeats`` timed rounds."""
     import workloads
-    from simulator.experiments.bench import _row
     from theory import opt_flow, opt_topics
 
     trace = workloads.get("clusters").generate({"steps": steps, "topics": topics}, seed=seed)
@@ -33,10 +33,4 @@ def opt_benchmark(steps: int = 10_000, capacity: int = 10, topics: int = 12,
             if name in costs:
                 best[name] = min(best.get(name, math.inf), seconds)
             costs[name] = cost
-    row = _row("opt-flow", "topic-set DP", steps, costs["flow"], best["flow"],
-               costs["topics"], best["topics"])
-    row["hits_equal"] = math.isclose(costs["flow"], costs["topics"], rel_tol=1e-9)
-    row["meets_target"] = bool(row["ratio"] >= row["target_ratio"] and row["hits_equal"])
-    row["ours_cost"], row["baseline_cost"] = row.pop("ours_hits"), row.pop("baseline_hits")
-    row.update(capacity=capacity, topics=topics)
-    return row
+    return {"cost": costs, "seconds": best}

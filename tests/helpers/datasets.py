@@ -23,7 +23,7 @@ import pathlib
 from workloads.data_home import ENV as DATA_HOME
 from workloads.data_home import data_home
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 WORKPLACE = ROOT.parent / "shared" / "data"
 LOCOMO_FIXTURE = ROOT / "tests" / "data" / "locomo"
 

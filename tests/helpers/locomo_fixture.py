@@ -6,7 +6,7 @@ that :mod:`workloads.locomo_data` counts.
 
 import pathlib
 
-FIXTURE = pathlib.Path(__file__).resolve().parent / "data" / "locomo"
+FIXTURE = pathlib.Path(__file__).resolve().parents[1] / "data" / "locomo"
 QUIRKS_1 = {"split_ids": 2, "repaired_ids": 2, "unresolved_ids": 2, "qa_without_evidence": 1,
             "qa_unresolved": 1, "non_string_answers": 1, "adversarial_answers": 1,
             "dates_without_session": 1}

@@ -16,6 +16,7 @@ import contextlib
 import io
 import os
 import pathlib
+import stat
 import subprocess
 import sys
 import threading
@@ -24,12 +25,18 @@ DEADLINE_S = 60.0
 
 
 def snapshot(folder) -> dict:
-    """Every file under ``folder`` (relative path → bytes) and every folder (→ None)."""
+    """Every file under ``folder`` (relative path → bytes), every folder (→ None) and
+    anything else (→ its kind, never read: a FIFO would block, ``/dev/zero`` never ends)."""
     folder = pathlib.Path(folder)
     found = {}
     for path in sorted(folder.rglob("*")):
         rel = str(path.relative_to(folder))
-        found[rel] = None if path.is_dir() else path.read_bytes()
+        if path.is_dir():
+            found[rel] = None
+        elif path.is_file():
+            found[rel] = path.read_bytes()
+        else:  # a FIFO, a device, a dangling link
+            found[rel] = f"<not a regular file: {stat.filemode(path.lstat().st_mode)}>"
     return found
 
 

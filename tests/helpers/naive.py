@@ -11,10 +11,10 @@ and naive_policies_memory.py (the memory-management study).  :func:`naive_run` a
 from __future__ import annotations
 
 from simulator.testing import reference_paging_run, reference_run
-from naive_policies import (Arc, Belady, Fifo, Lfu, Lru, Solar, SolarA, SolarE,
+from helpers.naive_policies import (Arc, Belady, Fifo, Lfu, Lru, Solar, SolarA, SolarE,
                             Unlimited)
-from naive_policies_modern import RandomEvict, S3Fifo, Sieve, TinyLfu, TwoQ
-from naive_policies_ref import ArcRef, LruRef, SolarARef, SolarERef, SolarRef
+from helpers.naive_policies_modern import RandomEvict, S3Fifo, Sieve, TinyLfu, TwoQ
+from helpers.naive_policies_ref import ArcRef, LruRef, SolarARef, SolarERef, SolarRef
 
 POLICIES = {
     "unlimited": Unlimited,
@@ -39,7 +39,7 @@ POLICIES = {
 }
 
 # The memory-management study.
-from naive_policies_memory import (AddAll, Coarse, Combined, Fixed, History,  # noqa: E402
+from helpers.naive_policies_memory import (AddAll, Coarse, Combined, Fixed, History,  # noqa: E402
                                    Periodic, Strict)
 
 POLICIES.update({"fixed": Fixed, "add_all": AddAll, "strict": Strict, "coarse": Coarse,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-import datasets
+from helpers import datasets
 
 NEEDED = pytest.mark.data("libcachesim-traces")
 # libCacheSim's CSV reader options for this file (its test suite's)

@@ -1,6 +1,6 @@
 """Digests of every policy's runs on unsized traces, as the code before sizes gave them.
 
-``python tests/unsized_digests.py`` prints the digests of the code it imports
+``python tests/helpers/unsized_digests.py`` prints the digests of the code it imports
 (``PYTHONPATH=OLD_CHECKOUT`` to pin another version's); ``tests/data/unsized_digests.json``
 holds those of the last commit before sizes entered the model (1ff6f3d), and
 ``tests/test_unsized_results.py`` holds the current code to them.  Only fields that
