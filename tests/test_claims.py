@@ -247,7 +247,7 @@ def test_cli_json_and_markdown(tmp_path, capsys):
                                      "instance"}
     readme = tmp_path / "R.md"
     readme.write_text("# x\n<!-- claims:begin -->\nSTALE-ROWS\n<!-- claims:end -->\ntail\n")
-    assert main(["claims", "--quick", "--only", "thm5.2", "--update-readme", str(readme),
+    assert main(["claims", "--quick", "--only", "thm5.2", "--update", str(readme),
                  "--out", str(tmp_path)]) == 0
     text = readme.read_text()
     assert "STALE-ROWS" not in text and "| `thm5.2` |" in text and text.endswith("tail\n")
@@ -258,18 +258,21 @@ def test_cli_bad_input(tmp_path, capsys):
     assert "unknown claim 'nope'" in capsys.readouterr().err
     readme = tmp_path / "R.md"
     readme.write_text("no markers\n")
-    assert main(["claims", "--quick", "--only", "thm5.2", "--update-readme",
-                 str(readme), "--out", str(tmp_path)]) == 2
-    assert "claims:begin" in capsys.readouterr().err
+    for option in ("--update", "--update-readme"):  # the old name stays an alias
+        assert main(["claims", "--quick", "--only", "thm5.2", option,
+                     str(readme), "--out", str(tmp_path / "out")]) == 2
+        assert "claims:begin" in capsys.readouterr().err
+        assert not (tmp_path / "out").exists()  # refused before any work
 
 
-def test_readme_claims_section_is_generated_for_every_claim():
+def test_the_claims_table_of_docs_claims_is_generated_for_every_claim():
     import pathlib
     import re
 
     from simulator.cli.claims import BEGIN, END, REGENERATE
 
-    text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "claims.md").read_text(
+        encoding="utf-8")
     section = text[text.index(BEGIN):text.index(END)]
     assert REGENERATE in section
     ids = re.findall(r"^\| `([^`]+)` \|", section, flags=re.M)
@@ -278,7 +281,7 @@ def test_readme_claims_section_is_generated_for_every_claim():
                if v in VERDICTS)
 
 
-def test_quick_verdicts_agree_with_the_full_run_in_the_readme(quick_run):
+def test_quick_verdicts_agree_with_the_full_run_in_docs_claims(quick_run):
     # a quick grid may measure less, but it must not reach the opposite verdict: the
     # lru-paging check once said "violated" on 100 cycles, where LRU/Belady is still 7.4
     # for K = 8 (it approaches K only as the cycles grow)
@@ -287,7 +290,8 @@ def test_quick_verdicts_agree_with_the_full_run_in_the_readme(quick_run):
 
     from simulator.cli.claims import BEGIN, END
 
-    text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "claims.md").read_text(
+        encoding="utf-8")
     section = text[text.index(BEGIN):text.index(END)]
     full = dict(re.findall(r"^\| `([^`]+)` \|[^|]*\| \*\*([\w ]+)\*\* \|", section,
                            flags=re.M))
@@ -353,7 +357,7 @@ def test_a_lower_bound_is_never_holds_from_not_refuted(fall, verdict, monkeypatc
 @pytest.mark.data("locomo")
 def test_the_modification_rate_is_measured_on_locomo(tmp_path):
     # with the data the headline is LoCoMo's, under the paper's protocol, and the quick
-    # grid reaches the full run's verdict (README)
+    # grid reaches the full run's verdict (docs/claims.md)
     import pathlib
     import re
 
@@ -362,7 +366,8 @@ def test_the_modification_rate_is_measured_on_locomo(tmp_path):
     result = REGISTRY["mod-rate"].run(True, str(tmp_path))
     assert result.measured["data"] == "locomo" and result.measured["locomo"]
     assert result.basis["kind"] == "search" and "placement=paper" in result.basis["scope"]
-    text = (pathlib.Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    text = (pathlib.Path(__file__).parent.parent / "docs" / "claims.md").read_text(
+        encoding="utf-8")
     section = text[text.index(BEGIN):text.index(END)]
     full = dict(re.findall(r"^\| `([^`]+)` \|[^|]*\| \*\*([\w ]+)\*\* \|", section,
                            flags=re.M))

@@ -267,21 +267,30 @@ def test_version_prints_the_installed_version(capsys):
     assert (out, err) == (f"semcache {metadata.version('semcache')}\n", "")
 
 
-def test_readme_python_example_runs(capsys, monkeypatch):
+def test_readme_python_examples_run(capsys, monkeypatch):
+    """The README's Python blocks, in one namespace as a reader runs them: the quick start,
+    then the researcher's path (a policy of one's own, against OPT, a property test)."""
     import re
 
     from simulator import policies
 
-    monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))  # fifo_even stays here
+    monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))  # nothing stays
     readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
-    blocks = re.findall(r"```python\n(.*?)```", readme.read_text(encoding="utf-8"), re.S)
-    assert blocks
+    text = readme.read_text(encoding="utf-8")
+    # each block at its own lines of the README: tracebacks, and hypothesis reading a
+    # test's source, find the code where it stands
+    blocks = ["\n" * text[:m.start(1)].count("\n") + m.group(1)
+              for m in re.finditer(r"```python\n(.*?)```", text, re.S)]
+    assert len(blocks) == 4
     scope = {}  # one namespace: a later block uses the first one's trace
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), scope)
+        exec(compile(block, str(readme), "exec"), scope)
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == ["fifo", "lru", "solar", "fifo_even"]
-    assert all(0 <= float(line.split()[1]) <= 1 for line in lines)
+    assert [line.split()[0] for line in lines] == ["fifo", "lru", "solar", "fifo_even", "opt",
+                                                    "property"]
+    assert all(0 <= float(line.split()[1]) <= 1 for line in lines[:4])
+    _, opt_cost, method, _, ratio = lines[4].split()
+    assert method == "flow" and float(opt_cost) > 0 and float(ratio) >= 1
 
 
 def test_ctrl_c_exits_130_without_traceback(capsys, monkeypatch):

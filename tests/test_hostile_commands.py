@@ -330,12 +330,17 @@ EMPTY = {
     "reproduce --out": (FOLDER_COMMANDS["reproduce"], "--out"),
     "reproduce --report": (FOLDER_COMMANDS["reproduce all"], "--report"),
     "claims --out": (FOLDER_COMMANDS["claims"], "--out"),
+    "reproduce --update": (["reproduce", "table8", "--quick", "--seeds", "0", "--update",
+                            "OUT"], "--update"),
+    "claims --update": (["claims", "--quick", "--only", "thm5.1", "--update", "OUT"],
+                        "--update"),
 }
 
 
 @given(case=st.sampled_from(sorted(EMPTY)))
 @example(case="reproduce --report")  # wrote the report into the current folder
 @example(case="run --trace-format")  # taken as absent: the format from the name
+@example(case="reproduce --update")  # a page named by an empty path
 @_few(13)
 def test_an_empty_path_or_format_is_refused(tmp_path, case):
     argv, word = EMPTY[case]

@@ -1,12 +1,13 @@
 """The structure a reviewer checks: floors, no import circle, no oversized module, no
 private reach, no issue number and no dead code.
 
-The code stands on four floors (README, "Layout"): the core (``simulator`` but its ``cli``,
-``experiments`` and ``testing``), ``workloads``, ``theory`` and the application
-(``simulator.cli``, ``simulator.experiments`` and ``simulator.testing``, the property-test
-kit, which needs ``theory.opt``).  Each imports only from floors below it; the one exception is
-the front door, ``simulator/__init__.py``, which hands on the workload registry, loaded on
-first use.  Imports are read from the sources (module level and inside functions alike).
+The code stands on four floors (README, "Layout"; the last test holds that table to this
+file): the core (``simulator`` but its ``cli``, ``experiments`` and ``testing``),
+``workloads``, ``theory`` and the application (``simulator.cli``, ``simulator.experiments``
+and ``simulator.testing``, the property-test kit, which needs ``theory.opt``).  Each
+imports only from floors below it; the one exception is the front door,
+``simulator/__init__.py``, which hands on the workload registry, loaded on first use.
+Imports are read from the sources (module level and inside functions alike).
 """
 
 import ast
@@ -234,3 +235,18 @@ def test_only_the_dataset_declarations_know_the_workplace_folder():
              if WORKPLACE.search(line)]
     assert not found, found
     assert WORKPLACE.search('ROOT.parent / "shared" / "data"')
+
+
+def test_the_readmes_layout_names_the_floors_held_here():
+    """README's "Layout" table: one row per floor, the application's row naming every
+    package this file puts on that floor, and the core's excepting them."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text[text.index("## Layout"):]
+    rows = {m.group(1): m.group(2) for m in
+            re.finditer(r"^\| (core|workloads|theory|application) \| ([^|]+) \|", layout,
+                        flags=re.M)}
+    assert sorted(rows) == sorted(FLOORS)
+    for package in APPLICATION:
+        folder = package.replace(".", "/")
+        assert f"`{folder}/`" in rows["application"], package
+        assert f"`{folder.split('/', 1)[1]}/`" in rows["core"], package

@@ -1,7 +1,7 @@
 """``semcache reproduce all --report DIR``: the index, the figures, bad targets, no partial
-report, and the README's figures are what the command makes.
+report, and the figures docs/reproduction.md shows are what the command makes.
 
-The README figures are compared by their data (the JSON beside each PNG: figure, command,
+Those figures are compared by their data (the JSON beside each PNG: figure, command,
 seeds, panels and series labels), not by PNG bytes, which differ across matplotlib versions
 and fonts; the committed report is the full one, so its numbers are not compared with the
 quick run's, only what each figure shows and which command and seeds made it.
@@ -147,22 +147,23 @@ def test_a_failure_leaves_no_partial_report_and_the_previous_one_intact(tmp_path
     assert (old / "index.md").read_text() == report.MARKER + "\nold\n"
 
 
-def _readme_figures() -> list:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return re.findall(r"\]\(docs/report/figures/([\w-]+)\.png\)", text)
+def _page_figures() -> list:
+    """The report's figures that docs/reproduction.md shows."""
+    text = (ROOT / "docs" / "reproduction.md").read_text(encoding="utf-8")
+    return re.findall(r"\]\(report/figures/([\w-]+)\.png\)", text)
 
 
 def _labels(figure):
     return [[s["label"].split(": slope")[0] for s in p["series"]] for p in figure["panels"]]
 
 
-def test_readme_figures_are_what_the_command_makes(quick_report):
-    """The README's figures are the committed report's, and each shows what the command
-    draws now: the same command (up to --quick), seeds, titles, axes and series.  Without
-    the authors' traces (this test declares no data) a fresh report draws no
-    ``(authors)`` series, so the committed figure's are left out here; the next test
+def test_the_pages_figures_are_what_the_command_makes(quick_report):
+    """The figures of docs/reproduction.md are the committed report's, and each shows what
+    the command draws now: the same command (up to --quick), seeds, titles, axes and
+    series.  Without the authors' traces (this test declares no data) a fresh report draws
+    no ``(authors)`` series, so the committed figure's are left out here; the next test
     draws them with the traces."""
-    names = _readme_figures()
+    names = _page_figures()
     assert len(names) == 3
     _, manifest, _ = quick_report
     made = {f["figure"]: f for f in manifest["figures"] if "png" in f}
@@ -189,15 +190,15 @@ def test_readme_figures_are_what_the_command_makes(quick_report):
 
 
 @pytest.mark.data("solar-synthetic")
-def test_readme_figures_drawn_from_the_authors_traces_show_their_series(tmp_path):
-    """With the authors' traces, a fresh quick run of the table behind each README figure
+def test_the_pages_figures_drawn_from_the_authors_traces_show_their_series(tmp_path):
+    """With the authors' traces, a fresh quick run of the table behind each figure of the page
     that shows ``(authors)`` series draws the committed figure's series, all of them."""
     from simulator.experiments import report_figures
     from simulator.experiments.reproduce import reproduce
 
     makers = {name: make for name, make, _ in report_figures.specs(quick=True)}
     checked = []
-    for name in _readme_figures():
+    for name in _page_figures():
         with open(COMMITTED / "figures" / f"{name}.json", encoding="utf-8") as fh:
             ours = json.load(fh)
         if not any(s.endswith("(authors)") for panel in _labels(ours) for s in panel):

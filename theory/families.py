@@ -4,6 +4,8 @@ A family is a named, finite, reproducible list of :class:`simulator.instance.Ins
 with the basis it supports (docs/claims.md): a sample of a large space is a ``search``;
 an enumeration of a whole finite range may declare itself ``exhaustive``.
 
+Examples
+--------
 >>> fam = grid("cycling", params={"topics": lambda K: K + 1, "items_per_topic": 1, "dim": 8},
 ...            capacity=[1, 2], steps=[6])
 >>> [(i.options["capacity"], i.labels["params"]["topics"]) for i in fam]

@@ -68,7 +68,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="semcache", description="Semantic-cache simulator (see README.md).")
+    parser = _Parser(prog="semcache",
+                     description="Semantic-cache simulator (see README.md and docs/).")
     parser.add_argument("--version", action="version", version=f"semcache {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in SUBCOMMANDS:

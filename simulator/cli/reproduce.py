@@ -28,6 +28,13 @@ figure with its data as JSON beside it, and ``report.json``
 is checked before any work, and the report appears all at once or not at all.  With
 ``--report``, ``--out`` is not used (the tables' files go under ``DIR/tables``) and
 ``--json`` prints ``report.json``.
+
+``--update FILE`` (repeatable) rewrites the parts of FILE marked ``<!-- reproduce:PART:begin
+-->`` … ``<!-- reproduce:PART:end -->`` that this run makes, from its tables
+(:mod:`simulator.experiments.doc_tables`: the paper side by side of ``table8`` …
+``table11``, LoCoMo's tables): ``semcache reproduce all --report docs/report --update
+docs/reproduction.md --update docs/locomo.md`` regenerates the committed report and the
+pages together.  Each FILE is read before any work and must mark a part of this run.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import os
 import sys
 
 from simulator.cli import output as out
+from simulator.cli import sections
 from simulator import partial_files
 from simulator.errors import InputError
 from simulator.output_set import landing
@@ -73,6 +81,8 @@ def _print_rows(doc: dict) -> None:
 def _print(doc: dict, files: dict, grid: bool = True) -> None:
     from rich.table import Table
 
+    from simulator.experiments import doc_tables
+
     if not grid:
         _print_rows(doc)
         return _print_tail(doc, files, paper_note=False)
@@ -88,7 +98,9 @@ def _print(doc: dict, files: dict, grid: bool = True) -> None:
             if c is None:
                 cells.append("")
                 continue
-            cells.append(f"{c['mean']:.3f} ± {c['std']:.3f}" + _paper(c))
+            # the paper's value and verdict on a second line of the cell
+            cells.append(f"{c['mean']:.3f} ± {c['std']:.3f}"
+                         + doc_tables.paper_cell(c, "\n", exact=False))
         table.add_row(row["policy"], row["source"], *cells)
     out.console().print(table)
     if "temporal" in doc:  # locomo: the paper's temporal tables on our metrics
@@ -96,17 +108,6 @@ def _print(doc: dict, files: dict, grid: bool = True) -> None:
 
         print_temporal(doc["temporal"])
     _print_tail(doc, files)
-
-
-def _paper(c: dict) -> str:
-    """The paper's value and the verdict, on a second line of a cell ("" if none)."""
-    v = c.get("verdict")
-    if v is None:
-        return ""
-    if v == "not comparable":
-        return "\nn/c"
-    mark = "✓" if v == "match" else f"≠ {c['difference']:+.3f}"
-    return f"\n{c['paper']:.3f} {mark}"
 
 
 def _brief(value) -> str:
@@ -148,6 +149,7 @@ def cmd_reproduce(args) -> int:
             print(f"semcache: skipping '{n}': its data or the text extra is not here",
                   file=sys.stderr)
     out.check_folder(args.out)  # before any work
+    _check_pages(args.update, names)
     _check_paper_tables(names)
     docs = []
     try:  # every table's files land together, once all are written, or none does
@@ -159,6 +161,7 @@ def cmd_reproduce(args) -> int:
                 docs.append(doc)
     except OSError as exc:
         raise InputError(f"cannot write --out '{args.out}': {exc.strerror or exc}") from None
+    _update_pages(args.update, docs)
     for doc in docs if not args.json else ():
         _print(doc, doc["files"], REGISTRY[doc["table"]].grid)
     if args.json:
@@ -178,6 +181,42 @@ def _check_paper_tables(names: list) -> None:
             paper_columns.merged(exp, doc)
 
 
+def _check_pages(pages: list, names: list) -> None:
+    """Before any work: every ``--update`` page can be rewritten and marks a part of this
+    run's tables."""
+    from simulator.experiments import doc_tables
+
+    made = {p for n in names for p in doc_tables.PARTS.get(n, ())}
+    for page in pages:
+        if not made & set(doc_tables.marked(sections.read(page, "--update"))):
+            raise InputError(f"--update '{page}' marks no part that this run makes "
+                             f"(add <!-- reproduce:PART:begin --> … <!-- reproduce:PART:end "
+                             f"--> for one of: {', '.join(sorted(made)) or 'none'})")
+
+
+def _update_pages(pages: list, docs: list) -> None:
+    """Rewrite each page's parts from the tables of this run (the others stay)."""
+    from simulator.experiments import doc_tables
+
+    made = {k: v for doc in docs for k, v in doc_tables.parts(doc).items()}
+    for page in pages:
+        out.write_atomic(page, doc_tables.replace(sections.read(page, "--update"), made),
+                         "--update")
+
+
+def _report_tables(folder: str) -> list:
+    """The tables a report just wrote (``DIR/tables/NAME.json``)."""
+    import json
+
+    where = os.path.join(folder, "tables")
+    docs = []
+    for name in sorted(os.listdir(where)):
+        if name.endswith(".json"):
+            with open(os.path.join(where, name), encoding="utf-8") as fh:
+                docs.append(json.load(fh))
+    return docs
+
+
 def _report(args, seeds: list) -> int:
     from simulator.experiments import report
     from simulator.experiments.reproduce import REGISTRY
@@ -187,6 +226,7 @@ def _report(args, seeds: list) -> int:
                          f"got '{args.name}'")
     out.check_given(args.report, "--report")
     report.check_target(args.report)  # before any work
+    _check_pages(args.update, [n for n in REGISTRY if REGISTRY[n].available()])
     _check_paper_tables(list(REGISTRY))
     progress = None if args.json else report.progress_to_stderr
     parent = os.path.dirname(os.path.abspath(args.report))
@@ -198,6 +238,7 @@ def _report(args, seeds: list) -> int:
     except OSError as exc:
         raise InputError(f"cannot write --report '{args.report}': "
                          f"{exc.strerror or exc}") from None
+    _update_pages(args.update, _report_tables(args.report))
     if args.json:
         out.emit_json(manifest)
     else:
@@ -222,5 +263,9 @@ def add_parser(sub) -> None:
     p.add_argument("--report", metavar="DIR",
                    help="with 'all': run every table and claim check and write DIR/index.md, "
                         "the figures and report.json (DIR new, empty or a previous report)")
+    p.add_argument("--update", action="append", default=[], metavar="FILE",
+                   help="rewrite the parts of FILE marked <!-- reproduce:PART:begin --> "
+                        "from this run's tables (repeatable; docs/reproduction.md, "
+                        "docs/locomo.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_reproduce)

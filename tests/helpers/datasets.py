@@ -1,6 +1,6 @@
 """The datasets a test may read: each declared by the tests that need it.
 
-semcache ships loaders, not data (README, "Data").  A test that reads a dataset says so
+semcache ships loaders, not data (docs/usage.md, "Data").  A test that reads a dataset says so
 with ``@pytest.mark.data("locomo")`` (several names allowed; ``pytestmark`` for a whole
 module).  Without that dataset the test is skipped with a reason that names the data and
 how to get it.  Every other test runs with an empty data home and the datasets' own

@@ -1,5 +1,5 @@
 """The claims as markdown: one table row per claim, then corrected statements, readings
-and sub-ranges, each verdict with its basis (the README section and the report's).
+and sub-ranges, each verdict with its basis (the table of docs/claims.md and the report's).
 
 Works on the JSON records of ``semcache claims --json`` (``ClaimResult.to_dict()``).
 """

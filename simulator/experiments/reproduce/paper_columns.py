@@ -90,9 +90,19 @@ def rounding(value: float) -> float:
     >>> rounding(0.97), rounding(0.186), rounding(0.9)
     (0.005, 0.0005, 0.005)
     """
+    return 0.5 * 10.0 ** -decimals(value)
+
+
+def decimals(value: float) -> int:
+    """The decimals ``value`` is printed with: as many as it has, at least two (the paper
+    prints two or three; the file holds 0.90 as 0.9).
+
+    >>> decimals(0.9), decimals(0.186)
+    (2, 3)
+    """
     text = repr(float(value))
-    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 2
-    return 0.5 * 10.0 ** -max(2, decimals)
+    given = len(text.split(".")[1]) if "." in text and "e" not in text else 2
+    return max(2, given)
 
 
 def keys(exp) -> tuple:
