@@ -161,17 +161,16 @@ def plot(doc: dict, path: str) -> None:
     The file is written beside ``path`` and renamed into place, so a failure leaves an
     existing file as it was.
     """
-    import matplotlib
+    from simulator.experiments.figure_style import colors_for, new_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), sharey=True)
+    fig = new_figure(figsize=(12, 4.5))
+    axes = fig.subplots(1, 2, sharey=True)
+    colors = colors_for(doc["policies"])  # each policy in its colour of every figure
     for ax, sweep, label, title in (
             (axes[0], "feedback_delay", "feedback delay (steps)", "feedback late, none lost"),
             (axes[1], "feedback_loss", "feedback loss probability", "feedback lost, none late")):
         ax.set_title(title, fontsize="medium")
-        ax.set_prop_cycle(color=plt.cm.tab20.colors, marker=list("os^Dv<>p*hXd8P+xos^Dv"[:20]))
+        ax.set_prop_cycle(marker=list("os^Dv<>p*hXd8P+xos^Dv"[:20]))
         values = doc["sweeps"][sweep]["values"]
         # delays span 0 … 100: equally spaced positions, labelled with the values
         xs = list(range(len(values))) if sweep == "feedback_delay" else values
@@ -179,7 +178,7 @@ def plot(doc: dict, path: str) -> None:
             pts = [r for r in doc["rows"] if r["sweep"] == sweep and r["policy"] == name]
             ax.errorbar(xs, [r["hit_rate_mean"] for r in pts],
                         yerr=[r["hit_rate_std"] for r in pts], capsize=3,
-                        label=name)
+                        color=colors[name], label=name)
         if sweep == "feedback_delay":
             ax.set_xticks(xs, [f"{v:g}" for v in values])
         ax.set_xlabel(label)
@@ -191,12 +190,11 @@ def plot(doc: dict, path: str) -> None:
     axes[1].legend(fontsize="small", loc="center left", bbox_to_anchor=(1.02, 0.5))
     fig.tight_layout()
     try:
-        write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120),
+        write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=120,
+                                                       bbox_inches="tight"),
                          suffix=".png")
     except OSError as exc:
         raise InputError(f"plot '{path}' cannot be written: {exc.strerror}", "plot") from None
-    finally:
-        plt.close(fig)
 
 
 def _describe(params: dict) -> str:

@@ -114,39 +114,28 @@ def write_parquet(cells: list, path: str) -> None:
     write_atomically(path, lambda tmp: pq.write_table(tab, tmp))
 
 
-def write_plot(exp: Experiment, doc: dict, path: str) -> None:
-    """Mean ± std of every row against the swept columns, one line per row, and the paper's
-    printed values as crosses (atomic PNG)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+def plot_document(exp: Experiment, doc: dict) -> dict:
+    """The figure document of a table's own plot: mean ± std of every row against the
+    swept columns and the paper's printed values as crosses, the rows faceted into panels
+    of a few lines each (:mod:`~simulator.experiments.figure_tables`)."""
+    from simulator.experiments import figure_tables
 
     cols = doc["columns"]
-    fig, ax = plt.subplots(figsize=(7, 4))
-    x = np.arange(len(cols))
-    for row in doc["rows"]:
-        have = [i for i, c in enumerate(cols) if c in row]
-        mean = [row[cols[i]]["mean"] for i in have]
-        std = [row[cols[i]]["std"] for i in have]
-        label = row["policy"] + ("" if row["source"] == "generator" else f" ({row['source']})")
-        style = "-" if row["source"] == "generator" else "--"
-        line = ax.errorbar(x[have], mean, yerr=std, marker="o", ls=style, capsize=2,
-                           label=label)
-        printed = [i for i in have if row[cols[i]].get("paper") is not None]
-        if printed and row["source"] == "generator":  # the paper's value, once per policy
-            ax.plot(x[printed], [row[cols[i]]["paper"] for i in printed], "x", ms=6,
-                    color=line[0].get_color())
-    ax.set_xticks(x, cols, rotation=30, fontsize=8)
-    ax.set_xlabel(exp.xlabel)
-    ax.set_ylabel(exp.metric)
-    ax.set_title(exp.title + (" (×: the paper's printed value)" if any(
-        row.get(c, {}).get("paper") is not None for row in doc["rows"] for c in cols)
-        else ""), fontsize=9)
-    ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
-    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=110))
-    plt.close(fig)
+    as_numbers = figure_tables.numeric(cols)
+    xs = [float(c.rpartition("=")[2]) for c in cols] if as_numbers else []
+    # a sweep over more than a decade (K = 5 … 200) reads on a log axis
+    wide = as_numbers and min(xs) > 0 and max(xs) / min(xs) >= 10
+    return {"title": exp.title, "xlabel": exp.xlabel, "ylabel": exp.metric,
+            "xscale": "log" if wide else "linear", "hline": None,
+            "panels": figure_tables.panels(doc, as_numbers=as_numbers)}
+
+
+def write_plot(exp: Experiment, doc: dict, path: str) -> None:
+    """The table's plot (:func:`plot_document`) as a PNG at ``path`` (atomic), drawn as the
+    report's figures are."""
+    from simulator.experiments import figure_draw
+
+    figure_draw.draw(plot_document(exp, doc), path)
 
 
 def outputs(exp: Experiment, cells: list, doc: dict, out_dir: str) -> dict:

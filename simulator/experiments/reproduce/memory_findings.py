@@ -1,4 +1,5 @@
-"""The memory study's findings, their verdicts, and its figure (see ``memory_study``).
+"""The memory study's findings and their verdicts (see ``memory_study``; its figure is
+``memory_figure``).
 
 Each finding states the paper's qualitative result and tests it on per-seed *paired*
 differences (runs of one seed share tasks and noise): the mean difference and its 95%
@@ -171,63 +172,3 @@ def _e5(cells):
 def findings(cells) -> list:
     """The ``findings`` of the ``--json`` document, in experiment order."""
     return [_e1(cells), _e2(cells), _e3(cells), *_e4(cells), *_e5(cells)]
-
-
-def _series(ax, cells, rows, cols, label_of):
-    for row in rows:
-        stats = [(i, interval(_values(cells, row, c).values())) for i, c in enumerate(cols)]
-        stats = [(i, s) for i, s in stats if s["n"]]  # a row may lack a column
-        ax.errorbar([i for i, _ in stats], [s["mean"] for _, s in stats],
-                    yerr=[s["ci"][1] - s["mean"] for _, s in stats], marker="o", capsize=2,
-                    label=label_of(row))
-    ax.set_xticks(range(len(cols)), cols, rotation=20, fontsize=6)
-    ax.legend(fontsize=6)
-
-
-def plot(exp, doc, cells, path) -> None:
-    """Six panels: E1 windows, E2 correlations, E3 early success, E4 memory vs success,
-    E5 shift phases and capacity sweep (means with 95% intervals)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from simulator.atomic_write import write_atomically
-
-    fig, ax = plt.subplots(2, 3, figsize=(14, 7.5))
-    e1 = _rows(cells, "E1 ")
-    cols = list(dict.fromkeys(c["column"] for c in cells if c["row"] in e1))
-    _series(ax[0, 0], cells, e1, cols, lambda r: r[3:])
-    ax[0, 0].set_title("E1 success over tasks", fontsize=9)
-    e2 = _rows(cells, "E2 ")
-    corr = [interval(_values(cells, r, "correlation").values()) for r in e2]
-    ax[0, 1].barh([r[3:] for r in e2], [c["mean"] for c in corr],
-                  xerr=[c["ci"][1] - c["mean"] for c in corr])
-    ax[0, 1].set_title("E2 corr(input cosine, output similarity)", fontsize=9)
-    e3 = _rows(cells, "E3 ")
-    early = [interval(_values(cells, r, "early success").values()) for r in e3]
-    ax[0, 2].barh([r[3:] for r in e3], [e["mean"] for e in early],
-                  xerr=[e["ci"][1] - e["mean"] for e in early])
-    ax[0, 2].set_title("E3 success over the first 20% of tasks", fontsize=9)
-    for row in _rows(cells, "E4 "):
-        s = interval(_values(cells, row, "success").values())
-        m = interval(_values(cells, row, "memory size").values())
-        ax[1, 0].errorbar(m["mean"], s["mean"], xerr=m["ci"][1] - m["mean"],
-                          yerr=s["ci"][1] - s["mean"], marker="o", capsize=2, label=row[3:])
-    ax[1, 0].set_xlabel("mean memory size", fontsize=7)
-    ax[1, 0].legend(fontsize=6)
-    ax[1, 0].set_title("E4 deletion: success vs memory", fontsize=9)
-    e5 = _rows(cells, "E5 shift")
-    cols = list(dict.fromkeys(c["column"] for c in cells if c["row"] in e5))
-    _series(ax[1, 1], cells, e5, cols, lambda r: r[9:])
-    ax[1, 1].set_title("E5 task-distribution shift (new w)", fontsize=9)
-    caps = _rows(cells, "E5 capacity")
-    cols = list(dict.fromkeys(c["column"] for c in cells if c["row"] in caps))
-    _series(ax[1, 2], cells, caps, cols, lambda r: r[12:])
-    ax[1, 2].set_title("E5 capacity sweep", fontsize=9)
-    for a in ax.flat:
-        a.tick_params(labelsize=6)
-    fig.suptitle(exp.title, fontsize=10)
-    fig.tight_layout()
-    write_atomically(path, lambda tmp: fig.savefig(tmp, format="png", dpi=100))
-    plt.close(fig)

@@ -212,7 +212,7 @@ def _findings(cells):
 
 
 def _plot(exp, doc, cells, path):
-    from simulator.experiments.reproduce.memory_findings import plot
+    from simulator.experiments.reproduce.memory_figure import plot
 
     plot(exp, doc, cells, path)
 
