@@ -121,9 +121,10 @@ def panels(doc: dict, rows=None, as_numbers: bool = True, paper: bool = True) ->
     list of dict
         ``{"title", "metric", "series"}`` per panel (and ``"columns"``, the column kind,
         where the table has several, and ``"ylabel"`` where the panel's metric is not the
-        table's; panels of one metric share their y range); each series ``{"label", "key", "x", "y", "yerr", "style"}``,
-        a paper series ``{"label", "key", "x", "y", "style": "paper"}`` whose ``key`` is
-        None when it stands beside rows of different colours.
+        table's; panels of one metric share their y range); each series ``{"label",
+        "key", "x", "y", "yerr", "style"}``, a paper series ``{"label", "key", "x", "y",
+        "style": "paper"}`` whose ``key`` is None when it stands beside rows of different
+        colours.
     """
     chosen = [r for r in doc["rows"] if rows is None or r["policy"] in rows]
     if not chosen:
