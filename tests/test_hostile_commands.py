@@ -5,7 +5,7 @@ reproduction with its ``--out`` or ``--report``, ``opt`` and ``run`` with ``--ou
 breaks one thing: the output path (an existing file where a folder is needed, a folder
 where a file is, a missing or file parent, a folder that takes no file), the seed range,
 the scheduler address, the store, the switch cost.  The command must then meet the
-contract of :mod:`tests.hostile_contract`: exit 2, one line, nothing on stdout and
+contract of :mod:`helpers.hostile_contract`: exit 2, one line, nothing on stdout and
 nothing left behind.  An unscored trace is the one valid case: it succeeds with null
 rates.
 """

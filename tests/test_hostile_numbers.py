@@ -3,7 +3,7 @@
 Each test starts from a command line that works and corrupts one number: inflated to
 10^k, past 2**53 or 2**64, negated, nan or inf, a fraction where an integer is due, or
 the option repeated.  Every corrupted line must meet the bad-input contract of
-:mod:`tests.hostile_contract` (exit 2, one line naming the option or parameter, nothing
+:mod:`helpers.hostile_contract` (exit 2, one line naming the option or parameter, nothing
 on stdout, an existing ``--out`` untouched, nothing left behind).  The strategies only
 make values that must be rejected; :func:`test_legal_extremes_run` holds the other side:
 values that are legal and cheap (a capacity beyond the trace's keys) still run.
@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import workloads
 from simulator import policies
 from simulator.cli import main
-from tests.hostile_contract import assert_rejected
+from helpers.hostile_contract import assert_rejected
 
 SMALL = ["--param", "steps=50", "--param", "dim=8"]
 OLD = b'{"old": true}\n'  # an existing --out file, which a rejected command must keep

