@@ -16,17 +16,13 @@ import os
 import pathlib
 
 from simulator import kernel_cache
-from simulator.engine_fast import HOOKS
+from simulator.engine_fast import hooks_of
 
 _PACKAGE_CACHE = pathlib.Path(__file__).parent / "__pycache__"
 
 
-def _hooks(policy) -> tuple:
-    return HOOKS + (("paging_loop",) if policy.paging_loop is not None else ())
-
-
 def _mark(policy, mode: str, sized: bool) -> pathlib.Path | None:
-    hooks = _hooks(policy)
+    hooks = hooks_of(policy)
     if not kernel_cache.disk_cached(policy, hooks):
         return None
     root = pathlib.Path(os.environ.get("NUMBA_CACHE_DIR") or _PACKAGE_CACHE)

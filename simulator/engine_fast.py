@@ -298,6 +298,12 @@ def _own_paging(requests, n_keys, capacity, state, out_hit):
 _INNER = (remove_slot, _paging_kernel, evict_more, drop_deleted)
 
 
+def hooks_of(policy) -> tuple:
+    """The names of the functions of ``policy`` compiled into its loops (and hashed into
+    their cache names): :data:`HOOKS`, and ``paging_loop`` when it has one."""
+    return HOOKS + (("paging_loop",) if policy.paging_loop is not None else ())
+
+
 def _compile(policy, sized: bool = False) -> dict:
     """The engine functions with ``policy``'s hooks bound, under salted names (built once
     per policy and ``sized``, the copies' ``_SIZED``).
@@ -309,7 +315,7 @@ def _compile(policy, sized: bool = False) -> dict:
     # keyed by the hooks themselves: a policy registered again under its name with new
     # hooks (a notebook cell run twice) gets new loops; _KERNELS keeps the hooks alive
     own = policy.paging_loop is not None
-    hooks = HOOKS + (("paging_loop",) if own else ())
+    hooks = hooks_of(policy)
     key = (policy.name, sized, *(id(getattr(policy, hook)) for hook in hooks))
     if key not in _KERNELS:
         cached = kernel_cache.disk_cached(policy, hooks)

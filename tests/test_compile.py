@@ -33,11 +33,25 @@ def test_compiled_loops_load_from_disk_in_the_next_process(tmp_path):
     (["--jobs", "0"], "--jobs must be an integer >= 1"),
     (["--policy", "nope"], "unknown policy 'nope'"),
     (["--policy", "unlimited", "--mode", "paging"], "not defined in paging mode"),
+    (["--policy", "fifo,fifo"], "names 'fifo' twice"),
+    (["--policy", "fifo,"], "empty name"),
 ])
 def test_bad_options_are_one_line(argv, said, capsys):
     assert main(["compile", *argv]) == 2
     err = capsys.readouterr().err
     assert said in err and len(err.splitlines()) == 1
+
+
+def test_a_mode_alone_selects_the_policies_defined_in_it():
+    import argparse
+
+    from simulator import policies
+    from simulator.cli.compile import _tasks
+    tasks = _tasks(argparse.Namespace(policy=None, mode="paging"))
+    assert tasks and all(mode == "paging" for _, mode in tasks)
+    assert {name for name, _ in tasks} == \
+        {name for name, pol in policies.REGISTRY.items() if "paging" in pol.modes}
+    assert "unlimited" not in {name for name, _ in tasks}
 
 
 def test_a_run_on_a_terminal_names_the_policies_it_compiles_first(tmp_path, monkeypatch,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 
+from simulator import policies
 from simulator.engine_simpy import OPTIONS
 from simulator.errors import InputError
 from simulator.kernels import QUALITY_CODES
@@ -157,6 +158,31 @@ def pairs(option: str, items: list) -> dict:
             raise InputError(f"{option} gives '{key}' twice")
         result[key] = value.strip() or value
     return result
+
+
+def policy_names(text: str | None, mode: str) -> list:
+    """The ``--policy`` list (each name once, each registered), or every registered
+    policy defined in ``mode``."""
+    if text is None:
+        return [name for name, pol in policies.REGISTRY.items() if mode in pol.modes]
+    names = [name.strip() for name in text.split(",")]
+    for name in names:
+        if not name:
+            raise InputError(f"--policy has an empty name in {text!r}; give names like fifo,lru")
+        if names.count(name) > 1:
+            raise InputError(f"--policy names '{name}' twice")
+        policies.get(name)
+    return names
+
+
+def check_policies(names: list, mode: str, params: dict) -> None:
+    """Every selected policy runs in ``mode`` and accepts every ``--policy-param``."""
+    for name in names:
+        pol = policies.get(name)
+        if mode not in pol.modes:
+            raise InputError(f"--policy {name}: not defined in {mode} mode; it runs in: "
+                             + ", ".join(pol.modes))
+        pol.resolve_params(params)
 
 
 def check_seed(seed: int, flag: str = "--seed") -> None:

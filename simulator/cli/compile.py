@@ -20,6 +20,7 @@ import sys
 import time
 
 from simulator import policies
+from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.errors import InputError
 
@@ -56,19 +57,13 @@ def compile_one(name: str, mode: str, sized: bool, plugin_specs: list) -> dict:
 
 
 def _tasks(args) -> list:
-    names = [n.strip() for n in args.policy.split(",")] if args.policy else \
+    """``(policy, mode)`` pairs: ``--policy`` checked as ``semcache run`` checks it."""
+    names = cli_args.policy_names(args.policy, args.mode) if args.policy or args.mode else \
         list(policies.REGISTRY)
-    tasks = []
-    for name in names:
-        if name not in policies.REGISTRY:
-            raise InputError(f"--policy: unknown policy '{name}'; `semcache run --help` "
-                             "lists them", "policy")
-        modes = [args.mode] if args.mode else list(policies.get(name).modes)
-        if args.mode and args.mode not in policies.get(name).modes:
-            raise InputError(f"--policy {name}: not defined in {args.mode} mode; it runs "
-                             "in: " + ", ".join(policies.get(name).modes), "policy")
-        tasks += [(name, mode) for mode in modes]
-    return tasks
+    if args.mode:
+        cli_args.check_policies(names, args.mode, {})
+    return [(name, mode) for name in names
+            for mode in ([args.mode] if args.mode else policies.get(name).modes)]
 
 
 def cmd_compile(args) -> int:

@@ -21,30 +21,6 @@ from simulator.params import MAX_INT
 from simulator.run_options import budget_value
 
 
-def _policy_names(text: str | None, mode: str) -> list:
-    """The ``--policy`` list, or every registered policy defined in ``mode``."""
-    if text is None:
-        return [name for name, pol in policies.REGISTRY.items() if mode in pol.modes]
-    names = [name.strip() for name in text.split(",")]
-    for name in names:
-        if not name:
-            raise InputError(f"--policy has an empty name in {text!r}; give names like fifo,lru")
-        if names.count(name) > 1:
-            raise InputError(f"--policy names '{name}' twice")
-        policies.get(name)
-    return names
-
-
-def _check_policies(names: list, mode: str, params: dict) -> None:
-    """Every selected policy runs in ``mode`` and accepts every ``--policy-param``."""
-    for name in names:
-        pol = policies.get(name)
-        if mode not in pol.modes:
-            raise InputError(f"--policy {name}: not defined in {mode} mode; it runs in: "
-                             + ", ".join(pol.modes))
-        pol.resolve_params(params)
-
-
 def _check_memory(trace, names: list, hints: dict, pol_params: dict, args) -> None:
     """Every selected policy's run fits in memory (:mod:`simulator.memory_estimate`),
     checked for all before the first runs."""
@@ -67,7 +43,7 @@ def cmd_run(args) -> int:
         out.check_writable(args.out)
     pol_params = cli_args.pairs("--policy-param", args.policy_param)
     if args.policy is not None:
-        _policy_names(args.policy, "semantic")  # names are checked before any work
+        cli_args.policy_names(args.policy, "semantic")  # names are checked before any work
     if args.stream:
         doc = _streamed(args, pol_params)
         return _report(args, doc)
@@ -76,8 +52,8 @@ def cmd_run(args) -> int:
     if args.paging and mode != "paging":
         raise InputError("--paging needs a paging trace (an .npz with a 'requests' array) or "
                          f"a paging workload; this one is {mode}")
-    names = _policy_names(args.policy, mode)
-    _check_policies(names, mode, pol_params)
+    names = cli_args.policy_names(args.policy, mode)
+    cli_args.check_policies(names, mode, pol_params)
     report_cache = os.environ.get("SEMCACHE_REPORT_CACHE", "") not in ("", "0")
     runs = []
     # A workload may suggest parameters (agent: warmup = its initial-memory prefix), given to
@@ -97,7 +73,7 @@ def cmd_run(args) -> int:
         compile_marks.remember(policies.get(name), mode, sized)
         if report_cache:
             summary["compiled_from_cache"] = engine_fast.loaded_from_disk(
-                policies.get(name), mode, result.config["budget"] is not None or trace.sized)
+                policies.get(name), mode, sized)
         runs.append(summary)
     return _report(args, {"workload": record, "runs": runs})
 
@@ -137,8 +113,8 @@ def _streamed(args, pol_params: dict) -> dict:
     if args.chunk_requests > MAX_INT:  # a chunk never holds more requests than the file
         raise InputError(f"--chunk-requests must be an integer >= 1 and <= 2**53, got "
                          f"{args.chunk_requests}")
-    names = _policy_names(args.policy, "paging")
-    _check_policies(names, "paging", pol_params)
+    names = cli_args.policy_names(args.policy, "paging")
+    cli_args.check_policies(names, "paging", pol_params)
     streamed = stream_run(args.trace, names, capacity=args.capacity, budget=args.budget,
                           seed=args.seed, params=pol_params,
                           chunk_requests=args.chunk_requests, **cli_args.trace_options(args))
