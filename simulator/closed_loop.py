@@ -29,6 +29,7 @@ from simulator import engine_simpy, policies, runner
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
 from simulator.live_run import LiveRun
+from simulator.run_options import RunOptions
 from simulator.run_arrays import OUTPUTS
 from simulator.trace import Trace, TraceBuffer
 
@@ -57,50 +58,56 @@ def check_online(policy: str, params: dict | None = None):
     """The registered policy ``policy``, if it can run in a closed loop with ``params``:
     online (it does not read the future) and defined in semantic mode; else InputError."""
     pol = policies.get(policy)
-    if pol.traits_of(params).offline or "semantic" not in pol.modes:
-        raise InputError(f"policy '{policy}' cannot run in a closed loop (it is offline or "
-                         "not defined in semantic mode)")
+    _require_online(pol, params)
     return pol
 
 
-def run(buf: TraceBuffer, policy: str, respond, capacity: int, top_k: int, seed: int = 0,
-        params: dict | None = None, switch_cost: float = 0.0, engine: str = "fast",
+def _require_online(pol, params) -> None:
+    if pol.traits_of(params).offline or "semantic" not in pol.modes:
+        raise InputError(f"policy '{pol.name}' cannot run in a closed loop (it is offline or "
+                         "not defined in semantic mode)")
+
+
+def run(buf: TraceBuffer, options: RunOptions, respond, *, engine: str = "fast",
         engine_options: dict | None = None, meta: dict | None = None) -> LoopResult:
-    """Run ``policy`` in a closed loop over ``buf`` (see :func:`buffer`).
+    """Run ``options.policy`` in a closed loop over ``buf`` (see :func:`buffer`).
 
     Parameters
     ----------
     buf : TraceBuffer
         From :func:`buffer`; its evidence arrays are filled here.
-    policy : str
-        A registered online policy defined in semantic mode.
+    options : RunOptions
+        Built once by the caller (:meth:`RunOptions.build
+        <simulator.run_options.RunOptions.build>`), with an online policy defined in
+        semantic mode; quality is ``hit`` (the responder's verdict).
     respond : callable
         ``respond(t, keys, sims) -> relevant keys``: called once per step, just before
         step t retrieves, with R_t's item keys (best first) and cosines.
-    capacity, top_k, seed, params, switch_cost, engine, engine_options
-        As for :func:`simulator.runner.run` (quality is always ``hit``).
+    engine, engine_options
+        As for :func:`simulator.runner.run`.
     meta : dict, optional
         Stored in the trace's ``meta``.
     """
-    pol = check_online(policy, params)
-    options = runner.check_engine(engine, engine_options)
-    live = LiveRun(buf, pol, capacity=capacity, top_k=top_k, switch_cost=switch_cost,
-                   seed=seed, params=params, before_retrieve=_evidence_writer(respond))
+    _require_online(options.policy, options.params)
+    if options.quality != "hit":
+        raise InputError(f"a closed loop scores with quality hit (the responder's verdict), "
+                         f"got {options.quality!r}", "quality")
+    checked = runner.check_engine(engine, engine_options)
+    live = LiveRun(buf, options=options, before_retrieve=_evidence_writer(respond))
     if engine == "simpy":
-        engine_simpy.simulate(live, options, int(seed))
+        engine_simpy.simulate(live, checked, options.seed)
     else:
         live.step(0, buf.steps)
     trace = buf.finish(dict(meta or {}))
-    prm, k = live.config["params"], live.config["top_k"]
-    again = runner.run(trace, policy, capacity=capacity, top_k=k, switch_cost=switch_cost,
-                       quality="hit", seed=seed, params=prm, engine=engine,
+    again = runner.run(trace, options=options, engine=engine,
                        engine_options=engine_options)
     for name in OUTPUTS:
         if not np.array_equal(getattr(again, name), getattr(live, name)):
-            raise RuntimeError(f"closed loop of policy '{policy}': a re-run of the finished "
-                               f"trace differs in '{name}'")
-    trace.meta.update(policy=policy, policy_params=prm, capacity=capacity, top_k=k,
-                      switch_cost=switch_cost, engine=engine, engine_options=options)
+            raise RuntimeError(f"closed loop of policy '{options.policy.name}': a re-run of "
+                               f"the finished trace differs in '{name}'")
+    trace.meta.update(policy=options.policy.name, policy_params=live.config["params"],
+                      capacity=options.capacity, top_k=options.top_k,
+                      switch_cost=options.switch_cost, engine=engine, engine_options=checked)
     return LoopResult(trace, again)
 
 

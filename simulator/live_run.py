@@ -28,15 +28,14 @@ import time
 import numba
 import numpy as np
 
-from simulator import engine_fast, memory_estimate, policies
+from simulator import engine_fast, memory_estimate
 from simulator.cache_slots import (ADMISSIONS, ARRIVING, BAD_VICTIM, BUDGET, CAPACITY, COUNTS,
                                    EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
                                    MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE)
 from simulator.engine_fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
 from simulator.size_limits import total_size
-from simulator.run_options import (DEFAULT_CAPACITY, NO_BUDGET, budget_value,
-                                   check_options)
+from simulator.run_options import NO_BUDGET, RunOptions, given_or_built
 from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.policies.base import Context
 from simulator.run_arrays import (OUTPUTS, PAGING_CACHE, TRACE_FIELDS, paging_arrays,
@@ -76,7 +75,8 @@ class LiveRun:
     trace : Trace, PagingTrace, TraceBuffer or PagingBuffer
         What the run reads; a buffer's row t must be written before step t runs.
     policy : str or Policy
-        A registry name or a :class:`~simulator.policies.base.Policy`.
+        A registry name or a :class:`~simulator.policies.base.Policy` (unless ``options``
+        are given).
     capacity, top_k, quality, switch_cost
         The model options K, k, quality measure and λ (docs/model.md §1; paging uses
         ``capacity``).  ``capacity`` None: 10, unless a budget is given (then no count
@@ -91,6 +91,10 @@ class LiveRun:
     before_retrieve : callable, optional
         ``before_retrieve(live, t)`` runs just before step t retrieves (a closed loop
         writes step t's evidence there); steps then run one at a time.
+    options : RunOptions, optional
+        The policy and the options above, built and checked once by the caller
+        (:meth:`RunOptions.build <simulator.run_options.RunOptions.build>`), instead of
+        ``policy`` and those keywords; they are not checked again.
 
     Attributes
     ----------
@@ -106,14 +110,15 @@ class LiveRun:
         ``quality``, ``seed``, ``params`` and ``mode``.
     """
 
-    def __init__(self, trace, policy, *, capacity=None, top_k=3, quality="hit",
-                 switch_cost=0.0, seed=0, params=None, before_retrieve=None, budget=None):
-        check_options(capacity, top_k, switch_cost, quality)
-        budget = budget_value(budget)
-        if capacity is None and budget is None:
-            capacity = DEFAULT_CAPACITY
-        pol = policies.get(policy) if isinstance(policy, str) else policy
-        prm = pol.resolve_params(params)
+    def __init__(self, trace, policy=None, *, capacity=None, top_k=3, quality="hit",
+                 switch_cost=0.0, seed=0, params=None, before_retrieve=None, budget=None,
+                 options: RunOptions | None = None):
+        options = given_or_built(options, policy, capacity=capacity, top_k=top_k,
+                                 switch_cost=switch_cost, quality=quality, budget=budget,
+                                 seed=seed, params=params)
+        pol, prm = options.policy, dict(options.params)
+        if pol is None:
+            raise InputError("a run needs a policy: build its options with policy=", "policy")
         self.mode = _mode_of(trace)
         if self.mode not in pol.modes:
             raise InputError(f"policy '{pol.name}' is not defined in {self.mode} mode; it "
@@ -121,30 +126,29 @@ class LiveRun:
         self.trace, self.policy, self.before_retrieve = trace, pol, before_retrieve
         self.steps = trace.steps
         n_keys = max(trace.n_keys, 1)
-        if pol.unbounded:  # no limit applies
-            capacity = budget = None
+        capacity, budget = options.run_limits()
         # the count limit the policy plans with: K, or (a budget's run) the most items the
-        # budget can hold, since every size is at least 1; slots never exceed the items
+        # budget can hold, since every size is at least 1; an unbounded policy has no limit
         self.capacity = n_keys if pol.unbounded else int(capacity or budget)
-        self.slots = min(self.capacity, n_keys)
+        self.slots = min(self.capacity, n_keys)  # slots never exceed the items
         self.budget = budget
         self.sized = budget is not None or _sized(trace)
-        self.config = dict(policy=pol.name, capacity=None if capacity is None else int(capacity),
-                           top_k=int(top_k), switch_cost=float(switch_cost), quality=quality,
-                           seed=int(seed), params=prm, mode=self.mode, budget=budget)
+        self.config = dict(policy=pol.name, capacity=capacity, top_k=options.top_k,
+                           switch_cost=options.switch_cost, quality=options.quality,
+                           seed=options.seed, params=prm, mode=self.mode, budget=budget)
         # only an offline policy (Belady) may read the future
         self._context = Context(self.capacity, n_keys, getattr(trace, "dim", 0), prm,
-                                int(seed), float(switch_cost),
+                                options.seed, options.switch_cost,
                                 trace if pol.traits_of(prm).offline else None, self.slots,
                                 budget, self.mode, getattr(trace, "object_ids", None))
         self._step = engine_fast.steps_for(pol, self.mode, self.sized)
         self._own_loop_ran = False
-        memory_estimate.check_run(trace, pol, prm, capacity, top_k, budget)  # before allocating
+        memory_estimate.check_run(trace, options)  # before allocating
         self.state = pol.init(self._context)
         if self.mode == "paging":
             self._paging_arrays(self.state)
         else:
-            self._semantic_arrays(self.state, int(top_k), QUALITY_CODES[quality])
+            self._semantic_arrays(self.state, options.top_k, QUALITY_CODES[options.quality])
 
     def _counts_for(self, n_slots):
         counts = np.zeros(COUNTS, np.int64)

@@ -102,17 +102,17 @@ def policy_state(policy, params: dict, slots: int, n_keys: int) -> int:
     return 64 * slots + 8 * n_keys
 
 
-def check_run(trace, policy, params: dict, capacity, top_k: int, budget=None) -> None:
-    """Refuse a run of ``policy`` on ``trace`` whose arrays cannot fit in memory.
-
-    ``capacity`` None means no count limit (a budget's run, or 10 without a budget:
-    slots then follow the runner's rule, never more than the trace's keys).
-    """
+def check_run(trace, options) -> None:
+    """Refuse a run of ``options`` (a :class:`~simulator.run_options.RunOptions` with its
+    policy) on ``trace`` whose arrays cannot fit in memory."""
+    policy, params = options.policy, options.params
+    capacity, budget = options.run_limits()
     n_keys = max(int(trace.n_keys), 1)
-    limit = capacity if capacity is not None else (budget if budget is not None else 10)
-    slots = n_keys if getattr(policy, "unbounded", False) else min(int(limit), n_keys)
+    # an unbounded policy has a slot per item; else K, or as many items as the budget holds
+    slots = n_keys if policy.unbounded else min(int(capacity or budget), n_keys)
     dim = int(getattr(trace, "dim", 0))
-    k = int(top_k) if dim else 0  # paging runs retrieve nothing
+    top_k = options.top_k
+    k = top_k if dim else 0  # paging runs retrieve nothing
     changed = [f"{k}={power(v)}" for k, v in params.items()
                if type(v) is int and v != policy.params.get(k)]
     what = (f"policy '{policy.name}'" + (f" with {', '.join(changed)}" if changed else "")

@@ -21,11 +21,10 @@ import math
 
 import numpy as np
 
-from simulator import engine_simpy, policies
+from simulator import engine_simpy
 from simulator.errors import InputError
 from simulator.live_run import LiveRun, modification_counts
-from simulator.run_options import check_options
-from simulator.rng import check_seed
+from simulator.run_options import RunOptions, given_or_built
 from simulator.trace import PagingTrace, Trace
 
 # "fast": one compiled loop, immediate feedback; "simpy": discrete events, feedback may be
@@ -192,10 +191,10 @@ def check_engine(engine: str, engine_options: dict | None) -> dict:
     return options
 
 
-def run(trace, policy, capacity: int | None = None, top_k: int = 3,
+def run(trace, policy=None, capacity: int | None = None, top_k: int = 3,
         switch_cost: float = 0.0, quality: str = "hit", seed: int = 0,
         params: dict | None = None, engine: str = "fast", engine_options: dict | None = None,
-        budget=None, retrievals: bool = False) -> RunResult:
+        budget=None, retrievals: bool = False, options: RunOptions | None = None) -> RunResult:
     """Run ``policy`` on ``trace`` (a :class:`Trace` or :class:`PagingTrace`).
 
     Parameters
@@ -203,7 +202,8 @@ def run(trace, policy, capacity: int | None = None, top_k: int = 3,
     trace : Trace or PagingTrace
     policy : str or Policy
         A registry name (``simulator.policies.REGISTRY``), or a
-        :class:`~simulator.policies.base.Policy` object, registered or not.
+        :class:`~simulator.policies.base.Policy` object, registered or not (unless
+        ``options`` are given).
     capacity, top_k, switch_cost, quality
         The model options K, k, λ and the quality measure of docs/model.md §1 (paging mode uses
         ``capacity`` only).  ``capacity`` None: 10, or no count limit when a budget is given.
@@ -224,32 +224,35 @@ def run(trace, policy, capacity: int | None = None, top_k: int = 3,
         Also record R_t of every step (``RunResult.retrieved``; semantic mode): each step
         then runs on its own, R_t read just before it retrieves, as the closed loop does
         (:meth:`LiveRun.retrieve`), so every other output is the same as without it.
+    options : RunOptions, optional
+        The policy and its options (all but the engine's and ``retrievals``), built and
+        checked once by the caller (:meth:`RunOptions.build
+        <simulator.run_options.RunOptions.build>`), instead of ``policy`` and those
+        keywords; they are not checked again.
     """
-    check_options(capacity, top_k, switch_cost, quality)
-    options = check_engine(engine, engine_options)
-    pol = policies.resolve(policy)
+    options = given_or_built(options, policy, capacity=capacity, top_k=top_k,
+                             switch_cost=switch_cost, quality=quality, budget=budget,
+                             seed=seed, params=params)
+    engine_options = check_engine(engine, engine_options)
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
-    check_cost_bound(trace.steps, switch_cost)
-    check_seed(seed)  # beyond 2**63 - 1 would wrap in the derived streams
+    check_cost_bound(trace.steps, options.switch_cost)
     retrieved = hook = None
     if retrievals:
         if not isinstance(trace, Trace):
             raise InputError("retrievals are recorded for semantic traces only", "retrievals")
-        retrieved = np.full((trace.steps, top_k), -1, np.int64)
+        retrieved = np.full((trace.steps, options.top_k), -1, np.int64)
 
         def hook(live, t):
             keys = live.retrieve(t)[0]
             retrieved[t, :len(keys)] = keys
 
-    live = LiveRun(trace, pol, capacity=capacity, top_k=top_k, quality=quality,
-                   switch_cost=switch_cost, seed=seed, params=params, budget=budget,
-                   before_retrieve=hook)
-    config = dict(live.config, policy=pol.name, engine=engine,
-                  engine_options=options if engine == "simpy" else None)
+    live = LiveRun(trace, options=options, before_retrieve=hook)
+    config = dict(live.config, engine=engine,
+                  engine_options=engine_options if engine == "simpy" else None)
     feedback = None
     if engine == "simpy":
-        feedback, elapsed = engine_simpy.simulate(live, options, config["seed"])
+        feedback, elapsed = engine_simpy.simulate(live, engine_options, options.seed)
     else:
         elapsed = live.run_all()
     return RunResult(config=config, elapsed_s=elapsed, feedback=feedback, retrieved=retrieved,

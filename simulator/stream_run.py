@@ -37,6 +37,7 @@ from simulator import policies
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
 from simulator.object_table import ObjectTable
+from simulator.run_options import RunOptions
 from simulator.runner import paging_record
 from simulator.trace import PagingBuffer
 from simulator.trace_formats import detect_format, request_chunks
@@ -105,15 +106,28 @@ def stream_run(path, policy_names, *, capacity=None, budget=None, seed: int = 0,
         chunk's hits (int8), e.g. for a miss ratio over time.
     """
     names = [policy_names] if isinstance(policy_names, str) else list(policy_names)
+    shared = RunOptions.build(capacity=capacity, budget=budget, seed=seed)
+    return stream_with(path, [shared.with_policy(policies.get(name), params) for name in names],
+                       trace_format=trace_format, trace_params=trace_params,
+                       ignore_sizes=ignore_sizes, chunk_requests=chunk_requests,
+                       on_chunk=on_chunk)
+
+
+def stream_with(path, runs: list, *, trace_format: str | None = None,
+                trace_params: dict | None = None, ignore_sizes: bool = False,
+                chunk_requests: int = 1 << 20, on_chunk=None) -> Streamed:
+    """:func:`stream_run` of ``runs``, one :class:`~simulator.run_options.RunOptions` a
+    policy, built and checked once by the caller and not checked again; the other
+    arguments as for :func:`stream_run`."""
     if isinstance(chunk_requests, bool) or not isinstance(chunk_requests, int) \
             or chunk_requests < 1:
         raise InputError(f"chunk_requests must be an integer >= 1, got {chunk_requests!r}",
                          "chunk_requests")
-    for name in names:
-        pol = policies.get(name)
-        if pol.traits_of(pol.resolve_params(params)).offline:
-            raise InputError(f"policy '{name}' reads the whole trace in advance, so it cannot "
-                             "be streamed; load the trace instead", "policy")
+    for options in runs:
+        if options.policy.traits_of(options.params).offline:
+            raise InputError(f"policy '{options.policy.name}' reads the whole trace in "
+                             "advance, so it cannot be streamed; load the trace instead",
+                             "policy")
     path = os.fspath(path)
     if not os.path.exists(path):
         raise InputError(f"trace file '{path}' does not exist; give the path of a trace file")
@@ -121,9 +135,9 @@ def stream_run(path, policy_names, *, capacity=None, budget=None, seed: int = 0,
                    ignore_sizes=ignore_sizes, chunk_requests=chunk_requests)
     trace, table, ids = _first_reading(path, reading)
     lives = [LiveRun(PagingBuffer(np.zeros(0, np.int64), trace.objects, sized=trace.sized,
-                                  object_ids=ids),
-                     name, capacity=capacity, budget=budget, seed=seed, params=params)
-             for name in names]
+                                  object_ids=ids), options=options)
+             for options in runs]
+    names = [options.policy.name for options in runs]
     elapsed = [0.0] * len(lives)
     for live in lives:
         live.feed(np.zeros(0, np.int64))  # compiles, outside the timing

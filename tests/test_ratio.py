@@ -1,7 +1,7 @@
 """Empirical competitive ratios (theory.ratio) against independent runs and OPT calls.
 
 OPT may be exact or report bounds only (exact=False, opt_cost=None); the latter is
-simulated by replacing ``theory.ratio.opt``.
+simulated by replacing ``theory.ratio.opt_with``.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def test_opt_zero_gives_one_or_infinity():
     assert ratio_mod.ratio_of(0.0, 0.0) == 1.0 and ratio_mod.ratio_of(2.0, 0.0) == math.inf
 
 
-def _bounds_only(trace, capacity, top_k=3, switch_cost=0.0, quality="hit", method="auto"):
+def _bounds_only(trace, options, method="auto"):
     """An OPT that is out of reach: bounds [1, 40], as the bounding version reports them."""
     return OptResult(opt_cost=None, exact=False, lower_bound=1.0, upper_bound=40.0,
                      method="bounds", schedule={}, config={})
@@ -82,14 +82,14 @@ def _bounds_only(trace, capacity, top_k=3, switch_cost=0.0, quality="hit", metho
 
 def test_inexact_opt_gives_an_upper_bound_on_the_ratio(monkeypatch):
     fake = _bounds_only
-    real = ratio_mod.opt
+    real = ratio_mod.opt_with
     calls = []
 
     def first_inexact(trace, *args, **kwargs):  # seed 0 inexact, seed 1 exact
         calls.append(1)
         return (fake if len(calls) == 1 else real)(trace, *args, **kwargs)
 
-    monkeypatch.setattr(ratio_mod, "opt", first_inexact)
+    monkeypatch.setattr(ratio_mod, "opt_with", first_inexact)
     r = competitive_ratio("cycling", CYCLING, "fifo", capacity=K, top_k=K, seeds=(0, 1))
     inexact, exact = r.records
     assert r.kind == "upper_bound" and inexact["kind"] == "upper_bound"

@@ -73,23 +73,15 @@ import dataclasses
 import math
 
 from simulator.errors import InputError
-from simulator.live_run import budget_value
-from simulator.runner import check_cost_bound, check_options
+from simulator.run_options import RunOptions
+from simulator.runner import check_cost_bound
 from simulator.trace import Trace
-from theory import opt_bounds, opt_clock, opt_counts, opt_dp, opt_flow, opt_sized, opt_topics
+from theory import (opt_bounds, opt_clock, opt_counts, opt_dp, opt_fits, opt_flow, opt_sized,
+                    opt_topics)
+from theory.opt_fits import EXACT
 from theory.opt_model import build_model, replay, schedule_from_sets
 
 METHODS = ("auto", "flow", "topics", "counts", "items", "bounds")
-EXACT = ("flow", "topics", "counts", "items")
-FLOW_MAX_T = 10**6
-TOPICS_MAX_M = 16
-TOPICS_MAX_BACK = 5 * 10**7
-TOPICS_MAX_T_SEPARATION = 30_000
-COUNTS_MAX_STATES = 2 * 10**5
-COUNTS_MAX_BACK = 3 * 10**7
-ITEMS_MAX_T = 3_000
-ITEMS_MAX_BACK = 4 * 10**7
-ITEMS_MAX_K = 62  # set_loss keeps a bitmask of the cached members
 
 
 @dataclasses.dataclass
@@ -117,49 +109,6 @@ class OptResult:
         return dict(opt_cost=self.opt_cost, exact=self.exact, lower_bound=self.lower_bound,
                     upper_bound=self.upper_bound, method=self.method, schedule=self.schedule,
                     **self.config)
-
-
-def _flow_fits(trace, capacity, top_k):
-    if trace.steps > FLOW_MAX_T:
-        return f"flow: T = {trace.steps} > {FLOW_MAX_T}"
-    if top_k < capacity and trace.steps > TOPICS_MAX_T_SEPARATION:
-        return f"flow: k < K needs a separation check, limited to T <= " \
-               f"{TOPICS_MAX_T_SEPARATION}"
-    return None
-
-
-def _topics_fits(trace, capacity, top_k):
-    m = opt_topics.useful_topics(trace).size
-    if m > TOPICS_MAX_M or trace.steps * 2**m > TOPICS_MAX_BACK:
-        return f"topics: {m} useful topics over {trace.steps} steps (limit m <= {TOPICS_MAX_M}, " \
-               f"T·2^m <= {TOPICS_MAX_BACK:.0e})"
-    if top_k < capacity and trace.steps > TOPICS_MAX_T_SEPARATION:
-        return f"topics: k < K needs a separation check, limited to T <= " \
-               f"{TOPICS_MAX_T_SEPARATION}"
-    return None
-
-
-def _counts_fits(trace, capacity):
-    n_types = opt_counts.types_of(trace)[1].size
-    if n_types >= trace.steps:
-        return "counts: no two arrivals share a type"
-    states = opt_counts.count_states(n_types, min(capacity, trace.steps))
-    if states > COUNTS_MAX_STATES or trace.steps * states > COUNTS_MAX_BACK:
-        return f"counts: {states} count vectors over {trace.steps} steps (limit " \
-               f"{COUNTS_MAX_STATES:.0e} states, {COUNTS_MAX_BACK:.0e} state-steps)"
-    return None
-
-
-def _items_fits(trace, capacity):
-    T, K = trace.steps, min(capacity, trace.steps)
-    if T > ITEMS_MAX_T:
-        return f"items: T = {T} > {ITEMS_MAX_T}"
-    if K > ITEMS_MAX_K:
-        return f"items: K = {K} > {ITEMS_MAX_K}"
-    n = opt_dp.state_steps(T, K)
-    if n > ITEMS_MAX_BACK:
-        return f"items: {n} state-steps for T = {T}, K = {K} (limit {ITEMS_MAX_BACK:.0e})"
-    return None
 
 
 def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
@@ -202,33 +151,44 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
         Bad options, a paging trace, or a forced exact method that does not apply or fit
         (under a binding budget only ``items`` does).
     """
-    check_options(capacity, top_k, switch_cost, quality)
+    options = RunOptions.build(capacity=capacity, top_k=top_k, switch_cost=switch_cost,
+                               quality=quality, budget=budget)
+    return opt_with(trace, options, method=method, time_limit=time_limit, progress=progress,
+                    plan=plan)
+
+
+def opt_with(trace, options: RunOptions, *, method: str = "auto",
+             time_limit: float | None = None, progress=None, plan=None) -> OptResult:
+    """:func:`opt` of ``options`` (K, k, λ, the quality measure and the budget; a policy
+    and seed play no part), built and checked once by the caller
+    (:meth:`RunOptions.build <simulator.run_options.RunOptions.build>`) and not checked
+    again; the other arguments as for :func:`opt`."""
     if not isinstance(trace, Trace):
         raise InputError("opt needs a semantic trace; for a paging trace use the 'belady' "
                          "policy (optimal with unit sizes when every miss is admitted; "
                          "with sizes a heuristic)")
     if method not in METHODS:
         raise InputError(f"method must be one of {', '.join(METHODS)}, got {method!r}", "method")
-    budget = budget_value(budget)
-    if capacity is None and budget is None:
+    if options.capacity is None and options.budget is None:
         raise InputError("capacity must be an integer >= 1 unless a budget is given, got None",
                          "capacity")
-    check_cost_bound(trace.steps, switch_cost)
+    check_cost_bound(trace.steps, options.switch_cost)
     if time_limit is not None and (isinstance(time_limit, bool) or not
                                    isinstance(time_limit, (int, float))
                                    or not math.isfinite(time_limit) or time_limit <= 0):
         raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
                          "time_limit")
     with opt_clock.running(time_limit, progress) as clock:
-        result = _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan)
+        result = _solve(trace, options, method, plan)
     if time_limit is not None:
         result.config.update(time_limit=float(time_limit), stopped_early=clock.cut)
     return result
 
 
-def _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan) -> OptResult:
-    """:func:`opt` once its inputs are checked (under its clock)."""
-    K, k, lam = None if capacity is None else int(capacity), int(top_k), float(switch_cost)
+def _solve(trace, options: RunOptions, method, plan) -> OptResult:
+    """:func:`opt_with` once its inputs are checked (under its clock)."""
+    K, k, lam = options.capacity, options.top_k, options.switch_cost
+    quality, budget = options.quality, options.budget
     config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
     budget_plan = None
     if budget is not None:
@@ -237,9 +197,10 @@ def _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan) -
         K = budget_plan.count_limit  # the problem solved: exactly the count limit K_B ...
     sized = budget_plan is not None and budget_plan.binds  # ... unless sizes bind too
     if plan is not None and method not in EXACT:
-        plan(_plan(trace, K, k, quality, method, sized))
+        plan(opt_fits.describe_plan(trace, K, k, quality, method, sized))
     elif method == "auto" and not opt_clock.limited():
-        _warn_if_bounds_only(_plan(trace, K, k, quality, method, sized), trace, K)
+        _warn_if_bounds_only(opt_fits.describe_plan(trace, K, k, quality, method, sized),
+                             trace, K)
     refused = []
     cost = sets = chosen = None
     topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))
@@ -248,7 +209,7 @@ def _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan) -
             refused.append("the time limit passed before the other exact methods")
             break
         opt_clock.phase(f"exact method {name}")
-        why = _refusal(name, trace, K, k, quality, sized, topical)
+        why = opt_fits.refusal(name, trace, K, k, quality, sized, topical)
         if why is None:
             if plan is not None and method == name:  # forced: said once it is known to apply
                 plan([f"exact method {name} (forced), which runs to the end"])
@@ -277,22 +238,6 @@ def _solve(trace, capacity, top_k, switch_cost, quality, method, budget, plan) -
                      method=chosen, schedule=schedule, config=config)
 
 
-def _refusal(name, trace, K, k, quality, sized, topical) -> str | None:
-    """Why the exact method ``name`` cannot solve the instance, or None.  ``topical`` keeps
-    opt_topics.applies for flow and topics, which share it (its separation check is slow)."""
-    if sized and name != "items":
-        return opt_sized.refusal(name)
-    if name in ("flow", "topics"):
-        why = (_flow_fits if name == "flow" else _topics_fits)(trace, K, k)
-        if why is None and not topical:
-            opt_clock.phase("checking topic separation (O(T²·d))")
-            topical["why"] = opt_topics.applies(trace, K, k, quality)
-        return why if why is not None else topical["why"]
-    if name == "counts":
-        return _counts_fits(trace, K) or opt_counts.applies(trace)
-    return _items_fits(trace, K)
-
-
 def _exact(name, trace, K, k, lam, quality, limits) -> tuple:
     """``(cost, cache sets)`` of the exact method ``name``, which applies; ``limits``:
     ``(sizes, budget)`` when the budget binds (only ``items`` then), else ``()``."""
@@ -317,37 +262,8 @@ def _warn_if_bounds_only(lines: list, trace, K) -> None:
             f"OPT of this instance (T = {trace.steps}, K = {K}) will be certified bounds "
             f"only, and with no time limit every phase runs: {'; '.join(lines)}. Linear "
             "programs over hundreds of steps take seconds to minutes: pass "
-            "time_limit=SECONDS for the best bounds by then"), stacklevel=4)
-
-
-def _plan(trace, K, k, quality, method, sized) -> list:
-    """What ``auto`` or ``bounds`` will run on this instance, in words, found without
-    solving: the exact methods it may try, in order (a condition that only trying shows
-    is said), those that cannot apply and why, then the bounds computed when none does."""
-    lines = []
-    if method == "auto":
-        tries, not_tried = [], []
-        for name in EXACT:
-            if sized and name != "items":
-                not_tried.append(f"{name}: item sizes bind, only the item DP takes them")
-                continue
-            if name in ("flow", "topics"):
-                why = (_flow_fits if name == "flow" else _topics_fits)(trace, K, k) \
-                    or opt_topics.applies(trace, K, k, quality, separation=False)
-                note = " if the topics prove separated" if k < K else ""
-            elif name == "counts":
-                why, note = _counts_fits(trace, K), " if its types are interchangeable"
-            else:
-                why, note = _items_fits(trace, K), ""
-            if why is None:
-                tries.append(name + note)
-            else:
-                not_tried.append(f"{name}: {why.removeprefix(name + ': ')}")
-        lines.append("exact methods, the first that applies: " + (", ".join(tries) or "none")
-                     + (f" (not {'; '.join(not_tried)})" if not_tried else ""))
-    head = "else certified bounds" if method == "auto" else "certified bounds (forced)"
-    lines.append(f"{head}: " + opt_bounds.describe(trace, K, quality, sized))
-    return lines
+            "time_limit=SECONDS for the best bounds by then"),
+            stacklevel=5)  # the caller of opt(), past opt_with and _solve
 
 
 def _check_replay(trace, schedule, K, k, lam, quality, budget, cost, name) -> None:

@@ -31,9 +31,10 @@ import numpy as np
 import workloads
 from simulator import trace_formats
 from simulator.errors import InputError
-from simulator.runner import check_options, run
+from simulator.run_options import RunOptions
+from simulator.runner import run
 from simulator.trace import Trace
-from theory.opt import opt
+from theory.opt import opt_with
 
 
 def ratio_of(cost: float, bound: float) -> float:
@@ -43,12 +44,13 @@ def ratio_of(cost: float, bound: float) -> float:
     return cost / bound
 
 
-def opt_bounds(trace: Trace, capacity, top_k, switch_cost, quality) -> dict:
-    """OPT of one instance as {opt_cost, lower_bound, upper_bound, exact, method}.
+def opt_bounds(trace: Trace, options: RunOptions) -> dict:
+    """OPT of one instance under ``options`` (checked) as {opt_cost, lower_bound,
+    upper_bound, exact, method}.
 
     ``opt_cost`` is None when OPT is not exact.
     """
-    res = opt(trace, capacity, top_k, switch_cost, quality)
+    res = opt_with(trace, options)
     exact = bool(res.exact)
     return dict(opt_cost=float(res.opt_cost) if exact else None,
                 lower_bound=float(res.lower_bound),
@@ -116,7 +118,8 @@ def competitive_ratio(workload, params, policy: str, capacity: int, top_k: int =
     policy_seed : int, optional
         One policy seed for every run instead of the workload seed.
     """
-    check_options(capacity, top_k, switch_cost, quality)
+    options = RunOptions.build(policy=policy, capacity=capacity, top_k=top_k,
+                               switch_cost=switch_cost, quality=quality, params=policy_params)
     seeds = _seeds(seeds)
     fixed = isinstance(workload, Trace)
     if fixed and params is not None:
@@ -132,10 +135,9 @@ def competitive_ratio(workload, params, policy: str, capacity: int, top_k: int =
             raise InputError(f"workload {workload!r} makes paging traces; competitive_ratio "
                              "needs semantic ones (in paging mode the 'belady' policy is OPT)")
         pseed = seed if policy_seed is None else int(policy_seed)
-        cost = run(tr, policy, capacity, top_k, switch_cost, quality, seed=pseed,
-                   params=policy_params).summary()["cost"]
+        cost = run(tr, options=options.with_seed(pseed)).summary()["cost"]
         if fixed_opt is None:  # a ready trace needs OPT once
-            bounds = opt_bounds(tr, capacity, top_k, switch_cost, quality)
+            bounds = opt_bounds(tr, options)
             fixed_opt = bounds if fixed else None
         else:
             bounds = fixed_opt
@@ -156,8 +158,9 @@ def competitive_ratio(workload, params, policy: str, capacity: int, top_k: int =
         worst_seed=seeds[worst], worst_trace=traces[worst],
         config=dict(workload="trace" if fixed else workload,
                     params=None if fixed else wl.resolve_params(params),
-                    capacity=int(capacity), top_k=int(top_k), switch_cost=float(switch_cost),
-                    quality=quality, policy_params=policy_params, policy_seed=policy_seed))
+                    capacity=options.capacity, top_k=options.top_k,
+                    switch_cost=options.switch_cost, quality=options.quality,
+                    policy_params=policy_params, policy_seed=policy_seed))
 
 
 def ratio_curve(workload: str, params, policy: str, capacity: int, horizons, **options):

@@ -61,6 +61,7 @@ from simulator import closed_loop
 from simulator import memory_estimate as mem
 from simulator.config import njit
 from simulator.errors import InputError
+from simulator.run_options import RunOptions
 from workloads import topic_space as ts
 from workloads.base import Workload, policy_params
 
@@ -249,9 +250,9 @@ def _simulate(p: dict, seed: int, engine: str = "fast", engine_options=None) -> 
                              scored, k)
     agent = _Agent(p, draws, k)
     capacity = p["capacity"] or T
-    loop = closed_loop.run(buf, p["policy"], agent, capacity, k, seed=seed,
-                           params=_policy_params(p), engine=engine,
-                           engine_options=engine_options,
+    options = RunOptions.build(policy=p["policy"], capacity=capacity, top_k=k, seed=seed,
+                               params=_policy_params(p))
+    loop = closed_loop.run(buf, options, agent, engine=engine, engine_options=engine_options,
                            meta={"workload": "agent", "params": dict(p), "seed": seed})
     error = np.abs(agent.outputs - agent.y)
     loop.trace.meta.update(truth=agent.y, outputs=agent.outputs, error=error,

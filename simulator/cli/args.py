@@ -160,29 +160,28 @@ def pairs(option: str, items: list) -> dict:
     return result
 
 
-def policy_names(text: str | None, mode: str) -> list:
-    """The ``--policy`` list (each name once, each registered), or every registered
-    policy defined in ``mode``."""
-    if text is None:
-        return [name for name, pol in policies.REGISTRY.items() if mode in pol.modes]
+def named_policies(text: str) -> list:
+    """The policies ``--policy`` names, looked up once: each name once, none empty, each
+    registered."""
     names = [name.strip() for name in text.split(",")]
     for name in names:
         if not name:
             raise InputError(f"--policy has an empty name in {text!r}; give names like fifo,lru")
         if names.count(name) > 1:
             raise InputError(f"--policy names '{name}' twice")
-        policies.get(name)
-    return names
+    return [policies.get(name) for name in names]
 
 
-def check_policies(names: list, mode: str, params: dict) -> None:
-    """Every selected policy runs in ``mode`` and accepts every ``--policy-param``."""
-    for name in names:
-        pol = policies.get(name)
+def policies_in(mode: str, selected: list | None = None) -> list:
+    """``selected`` (from :func:`named_policies`), each defined in ``mode``, or every
+    registered policy defined in ``mode`` when none were named."""
+    if selected is None:
+        return [pol for pol in policies.REGISTRY.values() if mode in pol.modes]
+    for pol in selected:
         if mode not in pol.modes:
-            raise InputError(f"--policy {name}: not defined in {mode} mode; it runs in: "
+            raise InputError(f"--policy {pol.name}: not defined in {mode} mode; it runs in: "
                              + ", ".join(pol.modes))
-        pol.resolve_params(params)
+    return selected
 
 
 def check_seed(seed: int, flag: str = "--seed") -> None:

@@ -58,12 +58,11 @@ def compile_one(name: str, mode: str, sized: bool, plugin_specs: list) -> dict:
 
 def _tasks(args) -> list:
     """``(policy, mode)`` pairs: ``--policy`` checked as ``semcache run`` checks it."""
-    names = cli_args.policy_names(args.policy, args.mode) if args.policy or args.mode else \
-        list(policies.REGISTRY)
+    named = cli_args.named_policies(args.policy) if args.policy else None
     if args.mode:
-        cli_args.check_policies(names, args.mode, {})
-    return [(name, mode) for name in names
-            for mode in ([args.mode] if args.mode else policies.get(name).modes)]
+        return [(pol.name, args.mode) for pol in cli_args.policies_in(args.mode, named)]
+    return [(pol.name, mode) for pol in (named or policies.REGISTRY.values())
+            for mode in pol.modes]
 
 
 def cmd_compile(args) -> int:

@@ -80,14 +80,17 @@ def _limit_line(limit: float | None, given: bool, forced: bool) -> str:
 
 
 def cmd_opt(args) -> int:
-    from simulator.live_run import DEFAULT_CAPACITY, budget_value
-    from simulator.runner import check_options
-    from theory.opt import opt
+    from simulator.run_options import DEFAULT_CAPACITY, RunOptions
+    from theory.opt import opt_with
 
-    args.capacity = cli_args.capacity(args)
-    check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
-    cli_args.check_seed(args.seed)
-    budget = budget_value(args.budget)
+    capacity = cli_args.capacity(args)
+    if capacity is None and args.budget is None:  # as a run of the same options has
+        capacity = DEFAULT_CAPACITY
+    # the seed is the workload's; OPT itself has none
+    options = RunOptions.build(capacity=capacity, top_k=args.top_k,
+                               switch_cost=args.switch_cost, quality=args.quality,
+                               budget=args.budget, seed=args.seed)
+    budget = options.budget
     limit = time_limit(args.time_limit, args.method)
     if args.out is not None:
         out.check_writable(args.out)
@@ -96,17 +99,13 @@ def cmd_opt(args) -> int:
         raise InputError("semcache opt needs a semantic trace; for a paging trace run the "
                          "'belady' policy (optimal with unit sizes when every miss is admitted; "
                          "with sizes a heuristic)")
-    capacity = args.capacity
-    if capacity is None and budget is None:
-        capacity = DEFAULT_CAPACITY
     shown = args.progress or sys.stderr.isatty()
     forced = args.method not in ("auto", "bounds")
     limit_line = _limit_line(limit, args.time_limit is not None, forced)
     with _Progress(sys.stderr) as progress:
-        result = opt(trace, capacity, args.top_k, args.switch_cost, args.quality,
-                     method=args.method, budget=budget, time_limit=limit,
-                     progress=progress if shown else None,
-                     plan=lambda lines: progress.plan([*lines, limit_line]))
+        result = opt_with(trace, options, method=args.method, time_limit=limit,
+                          progress=progress if shown else None,
+                          plan=lambda lines: progress.plan([*lines, limit_line]))
     doc = {"workload": record, **result.to_dict()}
     if args.out is not None:
         out.write_atomic(args.out, out.to_json(doc))

@@ -12,76 +12,70 @@ from __future__ import annotations
 import os
 import sys
 
-from simulator import compile_marks, engine_fast, memory_estimate, policies, runner
+from simulator import compile_marks, engine_fast, memory_estimate, runner
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import mode_of, source
 from simulator.errors import InputError
 from simulator.params import MAX_INT
-from simulator.run_options import budget_value
+from simulator.run_options import RunOptions
 
 
-def _check_memory(trace, names: list, hints: dict, pol_params: dict, args) -> None:
-    """Every selected policy's run fits in memory (:mod:`simulator.memory_estimate`),
-    checked for all before the first runs."""
-    budget = budget_value(args.budget)
-    for name in names:
-        pol = policies.get(name)
-        params = {k: v for k, v in hints.items() if k in pol.params}
-        params.update(pol_params)
-        memory_estimate.check_run(trace, pol, pol.resolve_params(params), args.capacity,
-                                  args.top_k, budget)
+def _runs(shared, selected: list | None, mode: str, params: dict,
+          hints: dict | None = None) -> list:
+    """The options of each policy's run: ``shared`` with the policy and its parameters
+    resolved once.  Every selected policy must run in ``mode`` and accept every
+    ``--policy-param``; a workload's ``hints`` go to the policies that have them (agent:
+    warmup = its initial-memory prefix), ``--policy-param`` overriding."""
+    runs = []
+    for pol in cli_args.policies_in(mode, selected):
+        given = {k: v for k, v in (hints or {}).items() if k in pol.params} | params
+        runs.append(shared.with_policy(pol, given))
+    return runs
 
 
 def cmd_run(args) -> int:
     args.capacity = cli_args.capacity(args)
-    runner.check_options(args.capacity, args.top_k, args.switch_cost, args.quality)
-    budget_value(args.budget)
+    shared = RunOptions.build(capacity=args.capacity, top_k=args.top_k,
+                              switch_cost=args.switch_cost, quality=args.quality,
+                              budget=args.budget, seed=args.seed)
     engine_options = runner.check_engine(args.engine, cli_args.engine_options(args))
-    cli_args.check_seed(args.seed)
     if args.out is not None:
         out.check_writable(args.out)
     pol_params = cli_args.pairs("--policy-param", args.policy_param)
-    if args.policy is not None:
-        cli_args.policy_names(args.policy, "semantic")  # names are checked before any work
+    selected = None if args.policy is None else cli_args.named_policies(args.policy)
     if args.stream:
-        doc = _streamed(args, pol_params)
+        doc = _streamed(args, shared, selected, pol_params)
         return _report(args, doc)
     trace, record = source(args)
     mode = mode_of(trace)
     if args.paging and mode != "paging":
         raise InputError("--paging needs a paging trace (an .npz with a 'requests' array) or "
                          f"a paging workload; this one is {mode}")
-    names = cli_args.policy_names(args.policy, mode)
-    cli_args.check_policies(names, mode, pol_params)
+    runs = _runs(shared, selected, mode, pol_params,
+                 getattr(trace, "meta", {}).get("policy_hints", {}))
+    for options in runs:  # every run fits in memory, checked for all before the first runs
+        memory_estimate.check_run(trace, options)
     report_cache = os.environ.get("SEMCACHE_REPORT_CACHE", "") not in ("", "0")
-    runs = []
-    # A workload may suggest parameters (agent: warmup = its initial-memory prefix), given to
-    # the policies that have them; --policy-param overrides.
-    hints = getattr(trace, "meta", {}).get("policy_hints", {})
-    _check_memory(trace, names, hints, pol_params, args)
-    sized = args.budget is not None or trace.sized
-    _announce_compiling(names, mode, sized)
-    for name in names:
-        params = {k: v for k, v in hints.items() if k in policies.get(name).params}
-        params.update(pol_params)
-        result = runner.run(trace, name, capacity=args.capacity, top_k=args.top_k,
-                            switch_cost=args.switch_cost, quality=args.quality,
-                            seed=args.seed, params=params, engine=args.engine,
-                            engine_options=engine_options, budget=args.budget)
+    sized = shared.budget is not None or trace.sized
+    _announce_compiling([options.policy for options in runs], mode, sized)
+    records = []
+    for options in runs:
+        result = runner.run(trace, options=options, engine=args.engine,
+                            engine_options=engine_options)
         summary = result.summary()
-        compile_marks.remember(policies.get(name), mode, sized)
+        compile_marks.remember(options.policy, mode, sized)
         if report_cache:
             summary["compiled_from_cache"] = engine_fast.loaded_from_disk(
-                policies.get(name), mode, sized)
-        runs.append(summary)
-    return _report(args, {"workload": record, "runs": runs})
+                options.policy, mode, sized)
+        records.append(summary)
+    return _report(args, {"workload": record, "runs": records})
 
 
-def _announce_compiling(names: list, mode: str, sized: bool) -> None:
+def _announce_compiling(pols: list, mode: str, sized: bool) -> None:
     """Say on a terminal which policies compile before their first run (silence for that
     long reads as a hang); `semcache compile` does it ahead of time."""
-    first = compile_marks.to_compile([policies.get(n) for n in names], mode, sized)
+    first = compile_marks.to_compile(pols, mode, sized)
     if first and sys.stderr.isatty():
         print(f"semcache: compiling {', '.join(first)} (first run only; `semcache compile` "
               "does it ahead)", file=sys.stderr, flush=True)
@@ -97,9 +91,9 @@ def _report(args, doc: dict) -> int:
     return 0
 
 
-def _streamed(args, pol_params: dict) -> dict:
+def _streamed(args, shared, selected: list | None, pol_params: dict) -> dict:
     """``--stream``: the trace file read in chunks (:mod:`simulator.stream_run`)."""
-    from simulator.stream_run import stream_run
+    from simulator.stream_run import stream_with
 
     from workloads.events import recognised
 
@@ -113,11 +107,8 @@ def _streamed(args, pol_params: dict) -> dict:
     if args.chunk_requests > MAX_INT:  # a chunk never holds more requests than the file
         raise InputError(f"--chunk-requests must be an integer >= 1 and <= 2**53, got "
                          f"{args.chunk_requests}")
-    names = cli_args.policy_names(args.policy, "paging")
-    cli_args.check_policies(names, "paging", pol_params)
-    streamed = stream_run(args.trace, names, capacity=args.capacity, budget=args.budget,
-                          seed=args.seed, params=pol_params,
-                          chunk_requests=args.chunk_requests, **cli_args.trace_options(args))
+    streamed = stream_with(args.trace, _runs(shared, selected, "paging", pol_params),
+                           chunk_requests=args.chunk_requests, **cli_args.trace_options(args))
     tr = streamed.trace
     record = {"trace": args.trace, "format": tr.format, "sized": tr.sized, "streamed": True,
               "mode": "paging", "steps": tr.steps, "objects": tr.objects}

@@ -31,8 +31,8 @@ import statistics
 from simulator import policies as policy_registry
 from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
-from simulator.run_options import budget_value
-from simulator.runner import check_options, run
+from simulator.run_options import RunOptions
+from simulator.runner import run
 from simulator.trace import Trace
 
 DELAYS = (0, 1, 5, 20, 100)
@@ -79,7 +79,8 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
     """
     import workloads  # the simulator package does not import workloads at load time
 
-    check_options(capacity, top_k, switch_cost, quality)
+    shared = RunOptions.build(capacity=capacity, top_k=top_k, switch_cost=switch_cost,
+                              quality=quality, budget=budget)
     _check(seeds, delays, losses, latency, sessions)
     if isinstance(first_seed, bool) or not isinstance(first_seed, int) or first_seed < 0:
         raise InputError(f"first_seed must be an integer >= 0, got {first_seed!r}",
@@ -90,7 +91,8 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
         given["steps"] = QUICK_STEPS
     given.update(params or {})
     resolved = wl.resolve_params(given)
-    names = _policies(policies)
+    runs_of = {pol.name: shared.with_policy(pol) for pol in _policies(policies)}
+    names = list(runs_of)
     seed_list = list(range(first_seed, first_seed + seeds))
     traces = {}
     for seed in seed_list:
@@ -99,19 +101,18 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
             raise InputError(f"workload {workload} makes a paging trace; the delay study "
                              "needs a semantic workload (the SimPy engine runs those only)",
                              "workload")
-    options = dict(capacity=capacity, top_k=top_k, switch_cost=float(switch_cost),
-                   quality=quality)
-    if budget is not None:  # recorded only when given, so other documents stay as they were
-        options["budget"] = budget_value(budget)
+    options = dict(capacity=shared.capacity, top_k=shared.top_k,
+                   switch_cost=shared.switch_cost, quality=shared.quality)
+    if shared.budget is not None:  # recorded only when given: other documents stay as they were
+        options["budget"] = shared.budget
     runs = {}
 
     def measure(name, seed, delay, loss):
         key = (name, seed, delay, loss)
         if key not in runs:
-            result = run(traces[seed], name, seed=seed, engine="simpy",
+            result = run(traces[seed], options=runs_of[name].with_seed(seed), engine="simpy",
                          engine_options={"feedback_delay": delay, "feedback_loss": loss,
-                                         "latency": latency, "sessions": sessions},
-                         **options)
+                                         "latency": latency, "sessions": sessions})
             summary = result.summary()
             runs[key] = {"hit_rate": summary["hit_rate"], "admissions": summary["admissions"],
                          "delivered": result.feedback["delivered"]}
@@ -140,11 +141,13 @@ def study(workload: str = WORKLOAD, params: dict | None = None, policies=None,
 
 
 def _policies(names) -> list:
+    """The policies named (each looked up once), or every one defined in semantic mode."""
     if names is None:
-        return [n for n, p in policy_registry.REGISTRY.items() if "semantic" in p.modes]
+        return [p for p in policy_registry.REGISTRY.values() if "semantic" in p.modes]
     names = list(names)
     if not names:
         raise InputError("policies needs at least one name", "policies")
+    found = []
     for name in names:
         pol = policy_registry.get(name)
         if "semantic" not in pol.modes:
@@ -152,7 +155,8 @@ def _policies(names) -> list:
                              "in: " + ", ".join(pol.modes), "policies")
         if names.count(name) > 1:
             raise InputError(f"policies names '{name}' twice", "policies")
-    return names
+        found.append(pol)
+    return found
 
 
 def plot(doc: dict, path: str) -> None:

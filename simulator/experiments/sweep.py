@@ -50,7 +50,8 @@ import time
 
 from simulator import policies as registry
 from simulator import runner
-from simulator.run_options import budget_value
+from simulator.run_options import (budget_value, check_capacity, check_quality,
+                                   check_switch_cost, check_top_k)
 from simulator.experiments import plugins, sweep_checks, sweep_cluster, sweep_store
 from simulator.experiments.code_id import code_id
 from simulator.experiments.sweep_cluster import compile_kernels
@@ -108,17 +109,17 @@ class Grid:
                    **{f"params {k}": len(v) for k, v in self.params.items()}}
         sweep_checks.check_size(lengths)  # before a single task is built
         for K in self.capacities:
-            runner.check_options(K, 1, 0.0, "hit")
+            check_capacity(K)
         budgets = [budget_value(b) for b in self.budgets]
         if None in self.capacities and None in budgets:
             raise InputError("capacities has none (no count limit) while budgets has none: "
                              "a run needs a capacity or a budget", "capacities")
         for k in self.top_ks:
-            runner.check_options(1, k, 0.0, "hit")
+            check_top_k(k)
         for lam in self.switch_costs:
-            runner.check_options(1, 1, lam, "hit")
+            check_switch_cost(lam)
         for q in self.qualities:
-            runner.check_options(1, 1, 0.0, q)
+            check_quality(q)
         names = list(self.params)
         combos = [wl.resolve_params(dict(zip(names, values)))
                   for values in itertools.product(*self.params.values())]
