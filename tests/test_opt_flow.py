@@ -13,9 +13,9 @@ import pytest
 from hypothesis import example, given, settings
 
 from helpers.naive_opt import brute_opt
+from helpers.opt_cases import tiny
 from simulator.runner import run
 from simulator.trace import Trace
-from test_opt import tiny
 from theory import opt_bounds, opt_flow, opt_topics
 from theory.opt import opt
 from theory.opt_model import replay, schedule_from_sets
