@@ -12,6 +12,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from helpers.pinned_paging import PINNED_PAGING
 from simulator import engine_fast, policies
 from simulator.config import njit
 from simulator.policies.parts import arc_paging_loop
@@ -19,7 +20,6 @@ from simulator.policy_checks import check_policy, paging_loop_result
 from simulator.runner import run
 from simulator.testing import traces
 from simulator.trace import PagingTrace
-from test_engine_vs_naive import PINNED_PAGING
 
 ARC = policies.get("arc")
 

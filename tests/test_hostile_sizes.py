@@ -22,12 +22,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers.hostile_contract import assert_rejected
+from helpers.hostile_files import outcome, workdir
 from simulator import policies, runner
 from simulator.errors import InputError
 from simulator.run_options import MAX_BUDGET, budget_value
 from simulator.size_limits import MAX_SIZE, MAX_TOTAL
 from simulator.trace import PagingTrace
-from test_hostile_files import outcome, workdir
 
 PAGING = sorted(p for p, pol in policies.REGISTRY.items() if "paging" in pol.modes)
 # decisions that compare sizes only, never scale them by a ratio: scaling is exact

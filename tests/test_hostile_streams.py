@@ -33,8 +33,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers.hostile_contract import assert_rejected
-from test_hostile_files import npz_bytes, outcome, valid_arrays, workdir
-from test_hostile_imports import request_commands, request_files
+from helpers.hostile_files import npz_bytes, outcome, valid_arrays, workdir
+from helpers.hostile_requests import request_commands, request_files
 
 FORMATS = ["t.csv", "t.txt", "t.oracleGeneral"]
 

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from helpers.hostile_contract import assert_rejected
-from test_hostile_files import outcome, workdir
+from helpers.hostile_files import outcome, workdir
 
 SWEEP = ["sweep", "--workload", "zipf_paging", "--param", "steps=40", "--param",
          "objects=8", "--policy", "fifo,lru", "--workers", "0"]

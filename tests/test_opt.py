@@ -14,81 +14,40 @@ import pytest
 from hypothesis import example, given, settings
 
 from helpers.naive_opt import brute_opt
+from helpers.opt_cases import POLICIES, close, random_trace, soft_topk_case, tiny
 from simulator.errors import InputError
-from simulator.policies import REGISTRY
 from simulator.runner import run
-from simulator.testing import instances
 from simulator.trace import PagingTrace, Trace
 from theory import opt_counts, opt_dp, opt_topics
 from theory.opt import opt
 from theory.opt_model import build_model, replay, schedule_from_sets
 from workloads import get
 
-TOL = 1e-9
-
-
-def _close(a, b):
-    return abs(a - b) <= TOL * max(1.0, abs(a), abs(b))
-
-
-def tiny(qualities=("hit", "precision", "similarity"), evidence=True, max_steps=6,
-         sized=False):
-    """:func:`simulator.testing.instances` as ``(trace, K, k, λ, quality)`` (sized: and B):
-    T <= max_steps, coarse integer vectors (ties happen), topics with -1, any weights,
-    sometimes re-streamed keys that keep their vector and topic, sometimes unscored steps
-    and explicit evidence (unless ``evidence`` is False); K, k in 1..3, λ in {0, ½, 2}.
-    ``sized``: sizes 1..4 per key, B in 1..7, and sometimes no count limit."""
-    return instances(max_steps=max_steps, qualities=qualities, evidence=evidence,
-                     vectors=("grid",), keys=("fresh", "same"), n_topics=3,
-                     sized=sized).map(_as_tuple)
-
-
-def _as_tuple(inst):
-    o = inst.options
-    return (inst.trace, o["capacity"], o["top_k"], o["switch_cost"], o["quality"],
-            *((o["budget"],) if "budget" in o else ()))
-
-
-def _soft_topk_case():
-    """k = 1 < K = 2: an irrelevant item that is more similar pushes the relevant one out.
-
-    A (topic 0) arrives at step 0, B (topic 1) at 1, C (no topic, B's vector) at 2.  B answers
-    step 2; step 3 asks topic 0 with a query nearer B than A, so A is retrieved only if B has
-    been *deleted*: admitting C instead (a swap) is as bad as keeping B.  With λ < 1/2 the
-    optimum (1 + 3λ) needs that deletion.
-    """
-    A, B, D = [1, 0, 0], [0, 1, 0], [0, 0, 1]
-    tr = Trace.from_arrays(
-        queries=np.array([D, A, B, [1, 2, 0]], np.float32),
-        items=np.array([A, B, B, D], np.float32),
-        query_topics=np.array([0, 0, 1, 0]), item_topics=np.array([0, 1, -1, -1]))
-    return tr, 2, 1, 0.25, "hit"
-
 
 def _check_all(case):
     tr, K, k, lam, quality = case
     want = brute_opt(tr, K, k, lam, quality)
     cost, sets = opt_dp.solve(build_model(tr, k, quality), K, lam)
-    assert _close(cost, want), ("items", cost, want)
-    assert _close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality), want)
+    assert close(cost, want), ("items", cost, want)
+    assert close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality), want)
     if opt_topics.applies(tr, K, k, quality) is None:
         cost, sets = opt_topics.solve(tr, K, lam)
-        assert _close(cost, want), ("topics", cost, want)
-        assert _close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality),
-                      want)
+        assert close(cost, want), ("topics", cost, want)
+        assert close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality),
+                     want)
     if opt_counts.applies(tr) is None:
         cost, sets = opt_counts.solve(tr, K, k, lam, quality)
-        assert _close(cost, want), ("counts", cost, want)
-        assert _close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality),
-                      want)
+        assert close(cost, want), ("counts", cost, want)
+        assert close(replay(tr, schedule_from_sets(tr.item_keys, sets), K, k, lam, quality),
+                     want)
     r = opt(tr, K, k, lam, quality)
-    assert r.exact and _close(r.opt_cost, want)
+    assert r.exact and close(r.opt_cost, want)
     assert r.lower_bound <= r.opt_cost <= r.upper_bound
 
 
 @settings(max_examples=150)
 @given(tiny())
-@example(_soft_topk_case())
+@example(soft_topk_case())
 def test_every_dp_matches_exhaustive_search(case):
     _check_all(case)
 
@@ -103,7 +62,7 @@ def test_topic_dp_matches_exhaustive_search_when_k_covers_the_cache(case):
 
 
 def test_deletions_matter_in_soft_top_k():
-    tr, K, k, lam, quality = _soft_topk_case()
+    tr, K, k, lam, quality = soft_topk_case()
     full = brute_opt(tr, K, k, lam, quality)
     simple = brute_opt(tr, K, k, lam, quality, restricted=True)
     assert full == pytest.approx(1 + 3 * lam)  # miss at step 0; admit A, admit B, delete B
@@ -114,25 +73,9 @@ def test_deletions_matter_in_soft_top_k():
     assert r.schedule["admitted"][2] == -1 and r.schedule["evicted"][2] == [1]  # B deleted
 
 
-def _random_trace(seed, T=36):
-    rng = np.random.default_rng(seed)
-    centres = rng.normal(size=(4, 6))
-    qt, it = rng.integers(-1, 4, T), rng.integers(-1, 4, T)
-    def noisy(tp):
-        return centres[np.maximum(tp, 0)] + rng.normal(scale=0.8, size=(T, 6))
-    return Trace.from_arrays(queries=noisy(qt).astype(np.float32),
-                             items=noisy(it).astype(np.float32), query_topics=qt,
-                             item_topics=it, weights=rng.integers(0, 2, T) * 1.0,
-                             scored=rng.random(T) < 0.9)
-
-
-POLICIES = [name for name, p in REGISTRY.items()
-            if not p.unbounded and "semantic" in p.modes]
-
-
 @pytest.mark.parametrize("seed", range(6))
 def test_opt_is_at_most_every_policy(seed):
-    tr = _random_trace(seed)
+    tr = random_trace(seed)
     K, k = 2 + seed % 2, [1, 3][seed % 2]
     lam = [0.0, 0.5, 2.0][seed % 3]
     quality = ["hit", "precision", "similarity"][seed % 3]
@@ -182,7 +125,7 @@ def test_paper_size_topic_instance_is_exact():
 
 
 def test_refusals_are_input_errors():
-    tr = _random_trace(0, T=400)
+    tr = random_trace(0, T=400)
     with pytest.raises(InputError, match="cannot solve"):
         opt(tr, 8, 3, 0.5, "precision", method="items")  # too big for the item DP
     with pytest.raises(InputError, match="semantic"):
@@ -209,7 +152,7 @@ def test_cli_opt_json_matches_opt(tmp_path, capsys):
 
     from simulator.trace_formats import save
 
-    tr, K, k, lam, quality = _soft_topk_case()
+    tr, K, k, lam, quality = soft_topk_case()
     path = tmp_path / "soft.npz"
     save(tr, path)
     code, text = _opt_cli(["opt", "--trace", str(path), "--capacity", str(K), "--top-k",

@@ -18,10 +18,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers.naive_opt import brute_opt
+from helpers.opt_cases import POLICIES, random_trace, soft_topk_case, tiny
 from simulator.cli import main
 from simulator.testing import similarity
 from simulator.trace import Trace
-from test_opt import POLICIES, _random_trace, _soft_topk_case, tiny
 from theory import opt_beam, opt_bounds, opt_model
 from theory.opt import opt
 from theory.opt_lp import LinearProgram, arrival_lp, certify, dual_value, solve, topic_lp
@@ -106,7 +106,7 @@ def _restream_case():
 
 def _similarity_case():
     """k = 1 < K = 2, similarity: a closer irrelevant item changes nothing, a farther one can."""
-    tr, K, k, lam, _ = _soft_topk_case()
+    tr, K, k, lam, _ = soft_topk_case()
     return tr, K, k, lam, "similarity"
 
 
@@ -114,7 +114,7 @@ def _similarity_case():
 def test_trivial_similarity_bound_uses_the_engines_cosines(seed):
     """q̄_t is the largest earlier cosine in float32, index order (the engine's value, so
     the bound needs no error margin and does not depend on the CPU's BLAS)."""
-    tr = _random_trace(seed)
+    tr = random_trace(seed)
     best = opt_model.best_earlier_cosine(tr)
     want = [max((similarity(tr.queries[t], tr.items[i]) for i in range(t)), default=-np.inf)
             for t in range(tr.steps)]
@@ -127,7 +127,7 @@ def test_trivial_similarity_bound_uses_the_engines_cosines(seed):
 
 @settings(max_examples=100)
 @given(tiny())
-@example(_soft_topk_case())
+@example(soft_topk_case())
 @example(_restream_case())
 @example(_similarity_case())
 def test_bounds_bracket_exhaustive_search(case):
@@ -159,7 +159,7 @@ def test_bounds_bracket_exhaustive_search(case):
 
 @settings(max_examples=60)
 @given(tiny())
-@example(_soft_topk_case())
+@example(soft_topk_case())
 def test_wide_beam_is_exact(case):
     # with room for every state the beam is the item DP: keep / add / swap / delete
     tr, K, k, lam, quality = case
@@ -169,14 +169,14 @@ def test_wide_beam_is_exact(case):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_policy_schedules_replay_to_their_cost(seed):
-    tr = _random_trace(seed, T=60)
+    tr = random_trace(seed, T=60)
     K, k, lam, quality = 3, [1, 2, 3][seed], 0.5, ["hit", "precision", "similarity"][seed]
     for name, sched, cost in opt_beam.policy_runs(tr, K, k, lam, quality):
         assert replay(tr, sched, K, k, lam, quality) == pytest.approx(cost, abs=1e-9), name
 
 
 def test_too_big_instance_gets_bounds():
-    tr = _random_trace(0, T=400)
+    tr = random_trace(0, T=400)
     r = opt(tr, 8, 3, 0.5, "precision")
     assert not r.exact and r.opt_cost is None
     assert r.method.startswith("bounds:lp-topics+")  # K = 8: beyond the item DP

@@ -13,19 +13,13 @@ import pytest
 from hypothesis import example, given, settings
 
 from helpers.naive_opt import brute_opt
+from helpers.opt_cases import TOL, close, tiny
 from simulator.runner import run
 from simulator.trace import Trace
-from test_opt import tiny
 from theory import opt_bounds, opt_flow, opt_topics
 from theory.opt import opt
 from theory.opt_model import replay, schedule_from_sets
 from workloads import get
-
-TOL = 1e-9
-
-
-def _close(a, b):
-    return abs(a - b) <= TOL * max(1.0, abs(a), abs(b))
 
 
 def _onehot_case(keys, topics, queries, K, lam):
@@ -57,12 +51,12 @@ def test_flow_matches_exhaustive_search(case):
         assert opt_bounds.flow_bound(tr, K, lam)[0] <= want + TOL
         return
     cost, sets = opt_flow.solve(tr, K, lam)
-    assert _close(cost, want), (cost, want)
+    assert close(cost, want), (cost, want)
     sched = schedule_from_sets(tr.item_keys, sets)
-    assert _close(replay(tr, sched, K, k, lam, quality), want)
+    assert close(replay(tr, sched, K, k, lam, quality), want)
     assert all(len(s) <= K for s in sets)
     r = opt(tr, K, k, lam, quality)
-    assert r.method == "flow" and r.exact and _close(r.opt_cost, want)
+    assert r.method == "flow" and r.exact and close(r.opt_cost, want)
 
 
 def _workload(name, **params):

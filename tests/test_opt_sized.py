@@ -16,12 +16,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from helpers.naive_opt import brute_opt, brute_paging_misses
+from helpers.opt_cases import POLICIES, close, random_trace, soft_topk_case, tiny
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.policy_checks.traces import sized_trace
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
-from test_opt import POLICIES, _close, _random_trace, _soft_topk_case, tiny
 from theory import opt_beam, opt_dp, opt_sized
 from theory.opt import opt
 from theory.opt_lp import arrival_lp, arrival_pairs, solve
@@ -60,13 +60,13 @@ def _too_large_case():
 
 def _unit_case(K, B):
     """Unit sizes: B < K makes B the count limit, B > K leaves K."""
-    tr, _, k, lam, quality = _soft_topk_case()
+    tr, _, k, lam, quality = soft_topk_case()
     return tr, K, k, lam, quality, B
 
 
 def _k_first_case():
     """K = 1 binds long before B = 10 (sizes 2): the budget never matters."""
-    tr, _, k, lam, quality = _soft_topk_case()
+    tr, _, k, lam, quality = soft_topk_case()
     return _with_sizes(tr, {key: 2 for key in tr.item_keys.tolist()}), 1, k, lam, quality, 10
 
 
@@ -87,9 +87,9 @@ def test_exact_with_budget_matches_exhaustive_search(case):
     tr, K, k, lam, quality, B = case
     want = brute_opt(tr, K, k, lam, quality, budget=B)
     r = opt(tr, K, k, lam, quality, budget=B)
-    assert r.exact and _close(r.opt_cost, want), (r.method, r.opt_cost, want)
+    assert r.exact and close(r.opt_cost, want), (r.method, r.opt_cost, want)
     assert r.lower_bound == r.upper_bound == r.opt_cost
-    assert _close(replay(tr, r.schedule, K, k, lam, quality, budget=B), want)
+    assert close(replay(tr, r.schedule, K, k, lam, quality, budget=B), want)
     plan = opt_sized.plan(tr, K, B)
     assert r.config["budget"] == B and r.config["budget_binds"] == plan.binds
     if plan.binds:
@@ -97,7 +97,7 @@ def test_exact_with_budget_matches_exhaustive_search(case):
     # the item DP under both limits, whatever the plan says
     cost, _ = opt_dp.solve(build_model(tr, k, quality), max(1, plan.count_limit), lam,
                            tr.item_sizes, B)
-    assert _close(cost, want)
+    assert close(cost, want)
 
 
 @settings(max_examples=60)
@@ -136,14 +136,14 @@ def _same(a, b):
 
 @settings(max_examples=60)
 @given(tiny())
-@example(_soft_topk_case())
+@example(soft_topk_case())
 def test_unit_sizes_with_budget_k_equal_the_count_limit(case):
     tr, K, k, lam, quality = case
     plain = opt(tr, K, k, lam, quality)
     _same(opt(tr, K, k, lam, quality, budget=K), plain)
     # no count limit: the budget's, at most the keys there are (the same optimum)
     free = opt(tr, None, k, lam, quality, budget=K)
-    assert free.exact and _close(free.opt_cost, plain.opt_cost)
+    assert free.exact and close(free.opt_cost, plain.opt_cost)
     # the DP's budget path on its own (the front end reduces unit sizes to a count limit)
     model = build_model(tr, k, quality)
     assert opt_dp.solve(model, K, lam, np.ones(tr.steps, np.int64), K) == \
@@ -155,7 +155,7 @@ def test_unit_sizes_with_budget_k_equal_the_count_limit(case):
 @pytest.mark.parametrize("K,quality,method", [(3, "hit", "flow"),
                                               (8, "precision", "bounds:lp-topics+")])
 def test_unit_sizes_with_budget_k_equal_the_count_limit_beyond_the_dps(K, quality, method):
-    tr = _random_trace(0, T=400)  # too long for the item DP: the flow, or bounds
+    tr = random_trace(0, T=400)  # too long for the item DP: the flow, or bounds
     plain = opt(tr, K, 3, 0.5, quality)
     assert plain.method.startswith(method)
     _same(opt(tr, K, 3, 0.5, quality, budget=K), plain)
@@ -217,7 +217,7 @@ def test_knapsack_rows_tighten_the_relaxation():
 
 
 def test_budget_edge_cases_are_one_line_input_errors():
-    tr = _random_trace(0, T=20)
+    tr = random_trace(0, T=20)
     with pytest.raises(InputError, match="^capacity must .* unless a budget"):
         opt(tr, None)
     with pytest.raises(InputError, match="^budget must be an integer >= 1"):

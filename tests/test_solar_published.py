@@ -8,20 +8,20 @@ statistics, then offers the step's item.  Its random draws use our stream (Split
 the ``authors_thompson`` salt) in the runner's order, so the seeded policies must agree exactly
 too.  Similarities are exact float32 index-order sums, as the engine's.
 
-Tests on the authors' files skip when the folder is absent; a small folder written here in
-their format covers the same code in CI.
+Tests on the authors' files skip when the folder is absent; a small folder in their format
+(:mod:`solar_folders`) covers the same code in CI.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import pathlib
 
 import numpy as np
 import pytest
 
 from helpers import datasets
+from helpers.solar_folders import write_variant
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
@@ -36,46 +36,6 @@ OURS = {"fifo": "fifo", "lru": "lru_ref", "lfu": "lfu", "arc": "arc_ref",
 
 
 # --------------------------------------------------------------------------- the fixture
-
-def write_variant(folder, seed=0, topics=6, per_topic=4, steps=80, dim=16, drop=None,
-                  **meta_extra):
-    """A trace folder in the authors' format: a fixed pool, topics drawn at random, each
-    topic's pool streamed round-robin (so items re-arrive)."""
-    rng = np.random.default_rng(seed)
-    folder = pathlib.Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    centres = rng.normal(size=(topics, dim))
-    ids = [f"t{a}_i{i}" for a in range(topics) for i in range(per_topic)]
-    embs = np.repeat(centres, per_topic, axis=0) + 0.6 * rng.normal(size=(len(ids), dim))
-    qt = rng.integers(0, topics, steps)
-    qemb = centres[qt] + 0.3 * rng.normal(size=(steps, dim))
-    def unit(v):
-        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
-    np.savez_compressed(folder / "embeddings.npz", item_ids=np.array(ids), item_embs=unit(embs),
-                        query_ids=np.array([f"q{t}" for t in range(steps)]),
-                        query_embs=unit(qemb))
-    nxt = [0] * topics
-    stream = []
-    for a in qt.tolist():
-        stream.append(f"t{a}_i{nxt[a] % per_topic}")
-        nxt[a] += 1
-    files = {
-        "items.jsonl": [{"id": i, "topic_id": int(i[1:i.index("_")]), "created_at": 0}
-                        for i in ids],
-        "queries.jsonl": [{"id": f"q{t}", "topic_id": int(a), "timestep": t,
-                           "relevant_item_ids": [i for i in ids if i.startswith(f"t{a}_")]}
-                          for t, a in enumerate(qt.tolist())],
-        "stream.jsonl": [{"t": t, "streamed_item_id": s} for t, s in enumerate(stream)]}
-    for name, rows in files.items():
-        (folder / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
-    meta = {"workload_type": "fixture", "params": {"seed": seed}, "n_items": len(ids),
-            "n_queries": steps, "n_stream_steps": steps, "embedding_dim": dim,
-            "has_prefill": False, "n_warmup_steps": None, **meta_extra}
-    (folder / "meta.json").write_text(json.dumps(meta))
-    if drop:
-        (folder / drop).unlink()
-    return folder
-
 
 @pytest.fixture(scope="module")
 def fixture_dir(tmp_path_factory):
