@@ -65,3 +65,28 @@ def test_a_run_on_a_terminal_names_the_policies_it_compiles_first(tmp_path, monk
                                        "`semcache compile` does it ahead)\n")
     assert main(argv) == 0  # marked now: nothing to say
     assert capsys.readouterr().err == ""
+
+
+def test_the_install_compiles_what_make_demo_runs(tmp_path):
+    """The Makefile's install step compiles the demo's policies in the demo's mode, so the
+    first ``make demo`` loads every loop from disk (its first table within seconds)."""
+    import pathlib
+    import re
+    import shlex
+
+    makefile = (pathlib.Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    demo = dict(re.findall(r"^(\w+) := (.*)$", makefile, re.M))["DEMO_POLICIES"].split(",")
+    compile_line = re.search(r"semcache compile (.*)$", makefile, re.M).group(1).split()
+    run_line = shlex.split(re.search(r"semcache run (.*)$", makefile, re.M).group(1))
+    assert compile_line == ["--policy", "$(DEMO_POLICIES)", "--mode", "semantic"]
+    assert run_line[run_line.index("--policy") + 1] == "$(DEMO_POLICIES)"
+    assert "--budget" not in run_line  # unsized, as compiled
+    _compile(["--policy", demo[1], "--mode", "semantic"], tmp_path)
+    run_line[run_line.index("--policy") + 1] = demo[1]
+    run_line[run_line.index("steps=5000")] = "steps=50"
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), SEMCACHE_REPORT_CACHE="1")
+    proc = subprocess.run([sys.executable, "-m", "simulator.cli", "run", *run_line, "--json"],
+                          capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    runs = json.loads(proc.stdout)["runs"]
+    assert [(r["policy"], r["compiled_from_cache"]) for r in runs] == [(demo[1], True)]

@@ -12,6 +12,8 @@ from simulator.errors import InputError
 from workloads import (adversarial, agent, clusters, cycling, drift, locomo, noise_pool,
                        solar_published, stationary, working_set, zipf_paging)
 
+__all__ = ["REGISTRY", "register", "get", "available", "shipped", "origin"]
+
 # In this order everywhere a list of workloads is shown.
 REGISTRY = {w.WORKLOAD.name: w.WORKLOAD for w in (
     clusters, zipf_paging,  # generic

@@ -1,0 +1,93 @@
+"""The front pages a newcomer meets: a short README whose first screen leads to the
+researcher's path, and an API reference (docs/api/) that covers every public name of
+``simulator``, ``workloads`` and ``theory`` (their ``__all__``)."""
+
+import importlib
+import inspect
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+SCREEN = 40  # lines a terminal or a repository page shows before the reader scrolls
+
+
+def test_the_readme_is_short():
+    assert len(README) <= 300, f"README.md has {len(README)} lines; move detail into docs/"
+
+
+def test_the_first_screen_leads_to_the_researchers_path():
+    heading = README.index("## The researcher's path")
+    assert any("(#the-researchers-path)" in line for line in README[:SCREEN]), \
+        "the first screen of README.md has no link to the researcher's path"
+    steps = [line for line in README[heading:] if line.startswith("**")]
+    assert [s.split("**")[1].split(".")[0] for s in steps[:5]] == ["1", "2", "3", "4", "5"]
+
+
+def _directives() -> list:
+    """``(target, members or None)`` of every ``::: target`` in docs/api/."""
+    found = []
+    for page in sorted((ROOT / "docs" / "api").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for match in re.finditer(r"^::: (\S+)\n((?:    .*\n)*)", text, re.M):
+            members = re.search(r"members: \[(.*)\]", match.group(2))
+            found.append((match.group(1), None if members is None else
+                          [m.strip() for m in members.group(1).split(",")]))
+    return found
+
+
+def _resolve(dotted: str):
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            obj = getattr(obj, name)
+        return obj
+    raise ImportError(dotted)
+
+
+def _has_docstring(obj) -> bool:
+    own = (inspect.ismodule(obj) or inspect.isclass(obj) or inspect.isroutine(obj))
+    return own and bool(obj.__doc__ and obj.__doc__.strip())
+
+
+def _documented() -> list:
+    """The objects the reference renders: each target, and the members it lists, or for a
+    module without a list what its ``__all__`` (else its public names) holds with a
+    docstring (the site leaves out what has none: ``show_if_no_docstring: false`` in
+    mkdocs.yml)."""
+    objects = []
+    for target, members in _directives():
+        obj = _resolve(target)
+        objects.append(obj)
+        if members is not None:
+            objects += [getattr(obj, name) for name in members]
+        elif inspect.ismodule(obj):
+            names = getattr(obj, "__all__", None) or [n for n in vars(obj) if n[0] != "_"]
+            objects += [member for member in (getattr(obj, name) for name in names)
+                        if _has_docstring(member)]
+    return objects
+
+
+@pytest.mark.parametrize("package", ["simulator", "workloads", "theory"])
+def test_the_api_reference_covers_every_public_name(package):
+    module = importlib.import_module(package)
+    assert module.__all__, f"{package} declares no public names"
+    documented = _documented()
+    missing = [name for name in module.__all__
+               if not any(getattr(module, name) is obj for obj in documented)]
+    assert not missing, f"docs/api/ does not render {package}: {', '.join(missing)}"
+
+
+def test_a_name_left_out_of_the_reference_would_be_seen(monkeypatch):
+    import theory
+
+    monkeypatch.setattr(theory, "__all__", [*theory.__all__, "unlisted"], raising=False)
+    monkeypatch.setattr(theory, "unlisted", lambda: None, raising=False)  # no docstring
+    with pytest.raises(AssertionError, match="unlisted"):
+        test_the_api_reference_covers_every_public_name("theory")
