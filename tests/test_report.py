@@ -72,6 +72,42 @@ def test_index_names_tables_with_verdict_counts_and_claims_with_verdicts(quick_r
         assert f"`semcache claims --only {c['id']} --quick`" in index
 
 
+def _strings(value):
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+    elif isinstance(value, str):
+        yield value
+
+
+@pytest.mark.parametrize("which", ["quick", "committed"])
+def test_a_report_names_no_file_outside_itself(quick_report, which):
+    """Breaking instances are saved while the claims run, in the staging folder that is gone
+    once the report is in place: the report says how to save them, never where they were."""
+    folder, manifest = (quick_report[0], quick_report[1]) if which == "quick" else \
+        (COMMITTED, json.loads((COMMITTED / "report.json").read_text(encoding="utf-8")))
+    stray = [text for text in _strings(manifest)
+             if ".semcache-report-" in text or str(folder) in text or text.startswith("/")]
+    assert not stray, stray[:3]
+    instances = [i for c in manifest["claims"] for i in _instances(c)]
+    assert all(set(i) == {"steps", "model", "saved_by"} for i in instances), instances[:3]
+
+
+def _instances(value):
+    if isinstance(value, dict):
+        for key, v in value.items():
+            if key == "instance" and isinstance(v, dict):
+                yield v
+            else:
+                yield from _instances(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _instances(v)
+
+
 def test_versions_block(quick_report):
     _, manifest, index = quick_report
     v = manifest["versions"]

@@ -171,16 +171,28 @@ def _write(stage: str, quick: bool, seeds: list, progress) -> dict:
 
 
 def _without_files(claim: dict, quick: bool) -> dict:
-    """A claim's result without its breaking instance's files: traces of a full run weigh
-    tens of MB, so the report says how to save them instead (``semcache claims --only ID``
-    writes them under its ``--out``)."""
+    """A claim's result without its breaking instances' files, wherever they appear (the
+    claim's instance, and those of its readings and subranges): they were saved in the
+    staging folder, which is gone once the report is in place, and traces of a full run
+    weigh tens of MB; so the report says how to save them instead (``semcache claims
+    --only ID`` writes them under its ``--out``)."""
     from simulator.experiments.report_index import claim_command
 
-    inst = claim.get("instance")
-    if inst:
-        claim["instance"] = {"steps": inst["steps"], "model": inst["model"],
-                             "saved_by": claim_command(claim["id"], quick)}
-    return claim
+    saved_by = claim_command(claim["id"], quick)
+
+    def strip(value):
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        if not isinstance(value, dict):
+            return value
+        out = {}
+        for key, v in value.items():
+            if key == "instance" and isinstance(v, dict) and v:
+                v = {"steps": v["steps"], "model": v["model"], "saved_by": saved_by}
+            out[key] = strip(v)
+        return out
+
+    return strip(claim)
 
 
 def _text(path: str, text: str) -> None:
