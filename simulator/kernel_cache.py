@@ -6,10 +6,9 @@ bound in, so their cache entries must be named after everything compiled into th
 package sources that a loop can contain (hashed together) and the hooks.  A policy whose
 hooks are defined in your own files (a plugin, a script) is cached too, under names that
 also hash the bytes of those files and of the files of the compiled functions the hooks
-call by name, followed recursively: edit any of them and the next process compiles anew.
-Hooks with no source file behind them (a notebook cell, ``exec``) are never cached, since
-no hash can cover them.  A helper reached as a module attribute (``helpers.f(...)``) is
-not followed: keep such helpers in the plugin's file, or import them by name.
+call, by name or as a module's attribute (``helpers.f(...)``), followed recursively: edit
+any of them and the next process compiles anew.  Hooks with no source file behind them (a
+notebook cell, ``exec``) are never cached, since no hash can cover them.
 
 >>> from simulator import policies
 >>> from simulator.engine_fast import HOOKS
@@ -21,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import pathlib
+import types
 
 _HERE = pathlib.Path(__file__).parent
 # Everything a compiled loop can contain: the loop, its kernels, the flags, the random
@@ -57,6 +57,16 @@ def _user_files(fn, found: set) -> bool:
     found.add(path)
     names = getattr(py, "__globals__", {})
     callees = [names.get(n) for n in code.co_names]
+    # a helper reached as a module attribute (helpers.f, pkg.helpers.f): the code names
+    # both the module and the attribute, so try every name it uses on every module it uses
+    modules = [c for c in callees if isinstance(c, types.ModuleType)]
+    for module in modules:
+        for n in code.co_names:
+            attr = getattr(module, n, None)
+            if isinstance(attr, types.ModuleType) and attr not in modules:
+                modules.append(attr)
+            elif hasattr(attr, "py_func"):
+                callees.append(attr)
     return all(_user_files(c, found) for c in callees if hasattr(c, "py_func"))
 
 

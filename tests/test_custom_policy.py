@@ -105,16 +105,44 @@ print(run(trace, "mine", capacity=3).summary()["admissions"])
 """
 
 
-def test_an_edited_hook_runs_its_new_code_in_the_next_process(tmp_path):
-    (tmp_path / "script.py").write_text(SCRIPT)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+def _admissions_after_each_edit(folder, edited: str, text: str, others=(), env=()) -> list:
+    """Run SCRIPT in a new process after writing ``text`` (with every = 2, then 3) to the
+    file ``edited``; ``others`` are ``(file, text)`` written once."""
+    (folder / "script.py").write_text(SCRIPT)
+    for name, other in others:
+        (folder / name).write_text(textwrap.dedent(other))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder), *sys.path]), **dict(env)}
     counts = []
     for every in (2, 3):
-        (tmp_path / "mine.py").write_text(textwrap.dedent(MODULE.format(every=every)))
-        done = subprocess.run([sys.executable, str(tmp_path / "script.py")], env=env,
+        (folder / edited).write_text(textwrap.dedent(text.format(every=every)))
+        done = subprocess.run([sys.executable, str(folder / "script.py")], env=env,
                               capture_output=True, text=True, timeout=300, check=True)
         counts.append(int(done.stdout.split()[-1]))
+    return counts
+
+
+def test_an_edited_hook_runs_its_new_code_in_the_next_process(tmp_path):
+    counts = _admissions_after_each_edit(tmp_path, "mine.py", MODULE)
     # requests cycle over 7 keys with capacity 3, so every request misses
+    assert counts == [len(range(0, 60, 2)), len(range(0, 60, 3))]
+
+
+HELPER = """
+from simulator.config import njit
+
+@njit
+def gate(t):
+    return t % {every} == 0
+"""
+VIA_MODULE = MODULE.replace("from simulator.config import njit",
+                            "import mine_helpers\nfrom simulator.config import njit").replace(
+    "return t % {every} == 0", "return mine_helpers.gate(t)")
+
+
+def test_an_edited_helper_reached_as_a_module_attribute_runs_its_new_code(tmp_path):
+    counts = _admissions_after_each_edit(tmp_path, "mine_helpers.py", HELPER,
+                                         others=[("mine.py", VIA_MODULE)],
+                                         env=[("NUMBA_CACHE_DIR", str(tmp_path / "cache"))])
     assert counts == [len(range(0, 60, 2)), len(range(0, 60, 3))]
 
 
