@@ -13,16 +13,45 @@ commands and Dask workers need (docs/extending.md).
 Traceback (most recent call last):
 ...
 simulator.errors.InputError: thing 'a' is already registered (by semcache); give yours another name
+
+A name is what a command line selects (``--policy a,b``) and what a saved file is named
+after, so it is checked when registered (:func:`check_name`): a string of at most 64
+letters, digits, ``_``, ``.`` and ``-`` that starts with a letter or digit.
+
+>>> check_name("claim", "../../escape", "id")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+simulator.errors.InputError: claim id '../../escape' must be 1 to 64 letters, digits, ...
 """
 
 from __future__ import annotations
 
+import re
+
 from simulator.errors import InputError
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_name(kind: str, name, field: str = "name") -> str:
+    """``name`` if it is a valid registry name (module docstring), else one InputError
+    naming ``kind`` and the rule.  ``field`` is what the kind calls its name (``id`` for a
+    claim)."""
+    if not isinstance(name, str):
+        raise InputError(f"{kind} {field} must be a string, got {type(name).__name__} "
+                         f"{name!r}")
+    if not _NAME.fullmatch(name):
+        raise InputError(f"{kind} {field} {name!r} must be 1 to 64 letters, digits, '_', "
+                         "'.' or '-', starting with a letter or digit (it names files and is "
+                         "selected by --only/--policy lists)")
+    return name
 
 
 def add(registry: dict, shipped: dict, origins: dict, kind: str, name: str, value,
         origin: str | None = None) -> None:
-    """Register ``value`` under ``name``; a name another object holds is refused."""
+    """Register ``value`` under ``name`` (checked by :func:`check_name`); a name another
+    object holds is refused."""
+    check_name(kind, name, "id" if kind == "claim" else "name")
     held = registry.get(name)
     if held is not None and held is not value:
         by = "semcache" if shipped.get(name) is held else origins.get(name, "your code")
