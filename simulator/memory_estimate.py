@@ -96,10 +96,8 @@ def run_bytes(steps: int, slots: int, n_keys: int, dim: int, top_k: int) -> int:
 
 def policy_state(policy, params: dict, slots: int, n_keys: int) -> int:
     """Bytes of ``policy``'s state: its declaration, else the default per-slot model."""
-    declared = getattr(policy, "state_bytes", None)
-    if declared is not None:
-        return int(declared(params, slots, n_keys))
-    return 64 * slots + 8 * n_keys
+    declared = policy.state_size(params, slots, n_keys)  # checked: a number >= 0
+    return 64 * slots + 8 * n_keys if declared is None else declared
 
 
 def check_run(trace, options) -> None:

@@ -12,11 +12,41 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 
 from simulator.errors import InputError
 
 MAX_INT = 2**53  # see the module docstring
 _INTEGER = re.compile(r"[+-]?\d+")
+# a parameter's name: what ``--param KEY=VALUE`` and ``--policy-param`` can give
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
+
+
+def check_defaults(kind: str, name: str, defaults) -> None:
+    """Refuse, in one line, parameter defaults that :func:`resolve` cannot take: a name
+    that is not an identifier, or a default that is not None, a string, a bool, an
+    integer of magnitude at most :data:`MAX_INT` or a finite float (each given value is
+    coerced to its default's type, so the default must be one of these).
+
+    >>> check_defaults("policy", "mine", {"alpha": float("nan")})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simulator.errors.InputError: policy 'mine' parameter 'alpha' has default nan; a ...
+    """
+    if not isinstance(defaults, dict):
+        raise InputError(f"{kind} '{name}': params must be a dict of parameter names to "
+                         f"defaults, got {type(defaults).__name__}")
+    for key, value in defaults.items():
+        if not isinstance(key, str) or not _NAME.fullmatch(key):
+            raise InputError(f"{kind} '{name}': parameter name {key!r} must be an identifier "
+                             "(letters, digits and '_', not starting with a digit)")
+        ok = value is None or isinstance(value, (str, bool)) or (
+            type(value) is int and abs(value) <= MAX_INT) or (
+            isinstance(value, float) and math.isfinite(value))
+        if not ok:
+            raise InputError(f"{kind} '{name}' parameter '{key}' has default {_short(value)}; "
+                             "a default must be None, a string, a bool, an integer of "
+                             "magnitude at most 2**53 or a finite float")
 
 
 def resolve(kind: str, name: str, defaults: dict, given: dict | None) -> dict:
@@ -29,7 +59,14 @@ def resolve(kind: str, name: str, defaults: dict, given: dict | None) -> dict:
     >>> resolve("policy", "solar", {"alpha": 0.1, "tau": None}, {"tau": "2"})
     {'alpha': 0.1, 'tau': 2.0}
     """
+    if given is not None and not isinstance(given, Mapping):
+        raise InputError(f"{kind} '{name}': its parameters must be a mapping of parameter "
+                         f"names to values (e.g. {{'alpha': 0.2}}), got "
+                         f"{type(given).__name__} {_short(given)}")
     given = dict(given or {})
+    odd = [key for key in given if not isinstance(key, str)]
+    if odd:
+        raise InputError(f"{kind} '{name}': parameter names are strings, got {odd[0]!r}")
     unknown = sorted(set(given) - set(defaults))
     if unknown:
         valid = ", ".join(sorted(defaults)) or "none"
@@ -56,7 +93,7 @@ def _integer(what: str, value) -> int:
                 raise ValueError
             number = int(number)
         except (TypeError, ValueError, OverflowError):
-            raise InputError(f"{what} must be an integer, got {value!r}") from None
+            raise InputError(f"{what} must be an integer, got {_short(value)}") from None
     if abs(number) > MAX_INT:
         raise InputError(f"{what} must be an integer of magnitude at most 2**53 "
                          f"({MAX_INT}), got {_short(value)}")
@@ -78,19 +115,21 @@ def _coerce(what: str, default, value):
         if default is None:
             return None
         raise InputError(f"{what} needs a value")
+    if isinstance(value, bool) and not isinstance(default, bool):
+        raise InputError(f"{what} must be a number, got {value!r}")  # True is no count
     if isinstance(default, bool):
         text = str(value).strip().lower()
         if text in ("1", "true", "yes"):
             return True
         if text in ("0", "false", "no"):
             return False
-        raise InputError(f"{what} must be true or false, got {value!r}")
+        raise InputError(f"{what} must be true or false, got {_short(value)}")
     if isinstance(default, int):
         return _integer(what, value)
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number, got {value!r}") from None
+        raise InputError(f"{what} must be a number, got {_short(value)}") from None
     if not math.isfinite(number):
-        raise InputError(f"{what} must be finite, got {value!r}")
+        raise InputError(f"{what} must be finite, got {_short(value)}")
     return number

@@ -41,6 +41,8 @@ def flagged(error: InputError) -> str:
     '--top-k must be an integer >= 1, got 0'
     """
     text, param = str(error), error.param
+    if getattr(error, "command_line", None):  # said otherwise on the command line
+        return error.command_line
     if param in FLAGS and text.startswith(param):
         return FLAGS[param] + text[len(param):]
     return text

@@ -6,6 +6,8 @@ Building blocks that several policies share live in :mod:`simulator.policies.par
 'always admit; evict the oldest admission'
 """
 
+import difflib
+
 from simulator import registration
 from simulator.errors import InputError
 from simulator.policies import (add_all, arc, arc_ref, belady, coarse, combined, fifo, fixed,
@@ -65,10 +67,33 @@ def resolve(policy):
     return policy if isinstance(policy, Policy) else get(policy)
 
 
+class UnknownPolicy(InputError):
+    """A policy name nothing registered.  The message suggests close names and how to
+    register one from Python; :attr:`command_line` says it for the command line, where a
+    plugin registers it (docs/extending.md)."""
+
+    def __init__(self, name: str):
+        close = difflib.get_close_matches(name, list(REGISTRY), n=3)
+        guess = f" (did you mean {', '.join(close)}?)" if close else ""
+        known = f"unknown policy '{name}'{guess}; valid policies: {', '.join(REGISTRY)}"
+        super().__init__(f"{known}; register your own with simulator.policies.register",
+                         "policy")
+        self.command_line = (f"{known}; load yours with --plugin FILE (or "
+                             "SEMCACHE_PLUGINS)")
+
+
 def get(name: str):
-    """The registered policy called ``name``; an unknown name raises InputError."""
+    """The registered policy called ``name``; an unknown name raises InputError.
+
+    >>> get("lur")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    simulator.policies.UnknownPolicy: unknown policy 'lur' (did you mean lru, ...?); ...
+    """
+    if not isinstance(name, str):
+        raise InputError("policy must be a registered name (a string) or a simulator.Policy, "
+                         f"got {type(name).__name__} {name!r}"[:200], "policy")
     try:
         return REGISTRY[name]
     except KeyError:
-        raise InputError(f"unknown policy '{name}'; valid policies: "
-                         + ", ".join(REGISTRY)) from None
+        raise UnknownPolicy(name) from None

@@ -49,14 +49,17 @@ that cannot be split into hooks is much faster (ARC:
 from __future__ import annotations
 
 import dataclasses
-import inspect
+import math
+from collections.abc import Mapping
 from typing import Callable
 
 import numpy as np
 
+from simulator import registration
 from simulator.config import njit
 from simulator.errors import InputError
-from simulator.params import resolve
+from simulator.hook_source import RETURNS, check_returns, check_signature
+from simulator.params import check_defaults, resolve
 
 
 @njit
@@ -105,18 +108,6 @@ HOOK_ARGUMENTS = {"on_hit": ("state", "slot", "t", "relevant"),
                   "on_rearrival": ("state", "slot", "t"),
                   "delete": ("state", "t", "cache")}
 PAGING_LOOP_ARGUMENTS = ("requests", "n_keys", "capacity", "state", "out_hit")
-
-
-def _check_hook(where: str, hook: str, fn, names: tuple) -> None:
-    """One line naming the hook when it is not compiled or takes other arguments."""
-    py = getattr(fn, "py_func", None)
-    if py is None:
-        raise InputError(f"{where}: hook {hook} must be compiled with @simulator.njit, got "
-                         f"{type(fn).__name__} {getattr(fn, '__name__', '')!r}".rstrip())
-    got = list(inspect.signature(py).parameters)
-    if len(got) != len(names):
-        raise InputError(f"{where}: hook {hook} takes ({', '.join(names)}), but "
-                         f"{py.__name__} takes ({', '.join(got)})")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -210,25 +201,39 @@ class Policy:
     state_bytes: Callable | None = None
 
     def __post_init__(self):
+        registration.check_name("policy", self.name)  # it names files and --policy lists
         where = f"Policy '{self.name}'"
-        if not self.modes or not set(self.modes) <= set(MODES) or \
-                len(set(self.modes)) != len(self.modes):
+        if isinstance(self.modes, str):
+            raise InputError(f"{where}: modes must be a tuple such as ({self.modes!r},), "
+                             f"not the string {self.modes!r}")
+        if not isinstance(self.modes, (tuple, list)) or not self.modes or \
+                not set(self.modes) <= set(MODES) or len(set(self.modes)) != len(self.modes):
             raise InputError(f"{where}: modes must name where it runs, from {MODES} (e.g. "
                              f"modes=('semantic',) for a rule that reads vectors), got "
                              f"{self.modes!r}")
-        if not callable(self.init):
-            raise InputError(f"{where}: init must be a function of the run's Context that "
-                             "returns the state tuple")
+        object.__setattr__(self, "modes", tuple(self.modes))
+        _check_fields(where, self)
+        check_defaults("policy", self.name, self.params)
         hooks = dict(HOOK_ARGUMENTS, **({"paging_loop": PAGING_LOOP_ARGUMENTS}
                                         if self.paging_loop is not None else {}))
         for hook, names in hooks.items():
-            _check_hook(where, hook, getattr(self, hook), names)
+            check_signature(where, hook, getattr(self, hook), names)
+        for hook in RETURNS:
+            check_returns(where, hook, getattr(self, hook))
 
     def resolve_params(self, given: dict | None) -> dict:
         """Defaults overlaid with ``given``; unknown keys or bad values raise InputError."""
+        if given is not None and not isinstance(given, Mapping):
+            raise InputError("params must be a mapping of parameter names to values (e.g. "
+                             f"{{'alpha': 0.2}}) for policy '{self.name}'; got "
+                             f"{type(given).__name__} {given!r}"[:200], "params")
         out = resolve("policy", self.name, self.params, given)
         if self.check_params is not None:
-            problem = self.check_params(out)
+            problem = _declared(self, "check_params", self.check_params, out)
+            if problem is not None and not isinstance(problem, str):
+                raise InputError(f"policy '{self.name}': check_params must return a "
+                                 f"sentence saying the problem, or None; got "
+                                 f"{type(problem).__name__}")
             if problem:
                 raise InputError(f"policy '{self.name}': {problem}")
         return out
@@ -242,7 +247,53 @@ class Policy:
         """
         if not callable(self.traits):
             return self.traits
-        return self.traits(self.resolve_params(params))
+        traits = _declared(self, "traits", self.traits, self.resolve_params(params))
+        if not isinstance(traits, Traits):
+            raise InputError(f"policy '{self.name}': traits(params) must return a "
+                             f"simulator.Traits, got {type(traits).__name__}")
+        return traits
+
+    def state_size(self, params: dict, slots: int, n_keys: int) -> int | None:
+        """What ``state_bytes`` declares for a run (None when the policy declares
+        nothing): a finite number of bytes >= 0, or one InputError naming the policy."""
+        if self.state_bytes is None:
+            return None
+        size = _declared(self, "state_bytes", self.state_bytes, params, slots, n_keys)
+        if isinstance(size, bool) or not isinstance(size, (int, float, np.number)) or \
+                not math.isfinite(size) or size < 0:
+            raise InputError(f"policy '{self.name}': state_bytes(params, slots, n_keys) must "
+                             f"return a number of bytes >= 0, got {size!r}"[:200])
+        return int(size)
+
+
+def _check_fields(where: str, policy: Policy) -> None:
+    """The fields other than the hooks: each of its documented type."""
+    if not isinstance(policy.summary, str):
+        raise InputError(f"{where}: summary must be a string (one line for listings)")
+    if not callable(policy.init):
+        raise InputError(f"{where}: init must be a function of the run's Context that "
+                         "returns the state tuple")
+    if not isinstance(policy.unbounded, bool):
+        raise InputError(f"{where}: unbounded must be True or False, got "
+                         f"{policy.unbounded!r}")
+    if not isinstance(policy.traits, Traits) and not callable(policy.traits):
+        raise InputError(f"{where}: traits must be a simulator.Traits, or a function of the "
+                         f"parameters returning one; got {type(policy.traits).__name__}")
+    for name in ("check_params", "state_bytes"):
+        if getattr(policy, name) is not None and not callable(getattr(policy, name)):
+            raise InputError(f"{where}: {name} must be a function or None")
+
+
+def _declared(policy: Policy, what: str, fn, *args):
+    """``fn(*args)``, a policy's own declaration; its exception in one line."""
+    try:
+        return fn(*args)
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001  (the user's function may raise anything)
+        message = " ".join(str(exc).split())[:200]
+        raise InputError(f"policy '{policy.name}': {what} raised {type(exc).__name__}"
+                         + (f": {message}" if message else "")) from exc
 
 
 def empty_state():
