@@ -3,8 +3,10 @@
 The functions are bodies for :mod:`simulator.engine_fast`, which compiles a copy of each
 per policy with the policy's hooks (``_on_evict``, ``_victim``, ``_delete``) and its
 ``_SIZED`` bound in, as it does its step functions; they are never called as they are
-here.
+here.  :func:`new_counts` is plain Python: a run's counts before its first step.
 """
+
+import numpy as np
 
 # What the ``counts`` array of a run holds: the number of cached items, the count limit,
 # the height of the free-slot stack, and the high-water mark (slots at or above it were
@@ -19,11 +21,23 @@ HITS, ADMISSIONS, EVICTIONS = 3, 4, 5
 OCCUPIED, BUDGET, MAX_OCCUPANCY, TOO_LARGE, REQUESTED_SIZE, HIT_SIZE, LOGGED, ARRIVING = \
     range(6, 14)
 COUNTS = 14
-# The first argument of the error a compiled loop raises when a policy's victim() names a
-# slot that holds no item; step and slot follow (LiveRun says it in one line).
+# The first argument of the error a compiled loop raises when a policy's victim() or
+# delete() names a slot that holds no item (or no slot at all); step and slot follow
+# (simulator.policy_faults says it in one line).
 BAD_VICTIM = "bad victim slot"
+BAD_DELETE = "bad delete slot"
 # Whether the copy tracks sizes and a budget: set per copy (engine_fast's ``_SIZED``).
 _SIZED = False
+
+
+def new_counts(capacity: int, n_slots: int, budget: int | None, no_budget: int):
+    """The ``counts`` of an empty cache of ``n_slots`` slots (``budget`` None: no budget,
+    held as ``no_budget``, a number no total reaches)."""
+    counts = np.zeros(COUNTS, np.int64)
+    counts[CAPACITY], counts[FREE] = capacity, n_slots
+    counts[BUDGET] = no_budget if budget is None else budget
+    counts[ARRIVING] = 1
+    return counts
 
 
 def remove_slot(s, t, state, slot_key, key_slot, counts, slot_size):
@@ -42,29 +56,25 @@ def remove_slot(s, t, state, slot_key, key_slot, counts, slot_size):
     return key
 
 
-
-
 def drop_deleted(t, state, cache, key_slot, free, slot_size, occupied):
     """After paging request t (a hit, or an admission), remove every slot the policy's
     ``delete`` names, until it names none (W-TinyLFU: what libCacheSim evicts during a
     hit); returns the total size cached, which the caller keeps in a register."""
     slot_key, counts = cache[0], cache[3]
     d = _delete(state, t, cache)  # noqa: F821
-    if d < 0:
+    if d == -1:
         return occupied
     if _SIZED:
         counts[OCCUPIED] = occupied  # remove_slot counts each dropped size out
-    while d >= 0:
-        if d >= slot_key.shape[0] or slot_key[d] < 0:
-            raise RuntimeError("policy chose to delete a slot that is not occupied")
+    while d != -1:
+        if d < 0 or d >= slot_key.shape[0] or slot_key[d] < 0:
+            raise RuntimeError(BAD_DELETE, t, d)
         remove_slot(d, t, state, slot_key, key_slot, counts, slot_size)
         free[counts[FREE]] = d
         counts[FREE] += 1
         counts[EVICTIONS] += 1
         d = _delete(state, t, cache)  # noqa: F821
     return counts[OCCUPIED] if _SIZED else occupied
-
-
 
 
 def evict_more(v, t, key, x, state, cache, key_slot, free, slot_size):

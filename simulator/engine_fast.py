@@ -36,8 +36,8 @@ import types
 import numpy as np
 
 from simulator import kernel_cache
-from simulator.cache_slots import (ADMISSIONS, ARRIVING, BAD_VICTIM, BUDGET, CAPACITY,
-                                   EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
+from simulator.cache_slots import (ADMISSIONS, ARRIVING, BAD_DELETE, BAD_VICTIM, BUDGET,
+                                   CAPACITY, EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
                                    MAX_OCCUPANCY, OCCUPIED, REQUESTED_SIZE, SIZE, TOO_LARGE,
                                    drop_deleted, evict_more, remove_slot)
 from simulator.config import njit
@@ -164,9 +164,9 @@ def _steps(run, t0, t1, phases):
                 out_adm[t] = key
                 _on_insert(state, s, key, t)  # noqa: F821
             dl = _delete(state, t, cache)  # noqa: F821
-            if dl >= 0:
-                if dl >= n_slots or slot_key[dl] < 0:
-                    raise RuntimeError("policy chose to delete a slot that is not occupied")
+            if dl != -1:  # -1: delete nothing
+                if dl < 0 or dl >= n_slots or slot_key[dl] < 0:
+                    raise RuntimeError(BAD_DELETE, t, dl)
                 out_del[t] = remove_slot(dl, t, state, slot_key, key_slot, counts, slot_size)
                 free[counts[FREE]] = dl
                 counts[FREE] += 1
@@ -199,6 +199,7 @@ def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm,
     cache = (slot_key, slot_vec, slot_adm, counts)
     x = np.zeros(0, np.float32)
     capacity = counts[CAPACITY]
+    n_slots = slot_key.shape[0]  # below capacity when a budget limits the run
     # the total size cached and the size tallies, which no policy reads, stay in registers
     # during the call (in counts, the total measured 1.41x the unit loop); the budget and
     # the rarer tallies stay in counts, leaving registers to the loop
@@ -246,7 +247,7 @@ def _paging_kernel(t0, t1, phases, base, requests, slot_key, slot_vec, slot_adm,
             # the common case, one victim whose slot is refilled at once (so size and
             # slot_key end as they were), shares its code with the unit-size copy
             v = _victim(state, t, key, x, cache)  # noqa: F821
-            if v < 0 or v >= capacity or slot_key[v] < 0:
+            if v < 0 or v >= n_slots or slot_key[v] < 0:
                 raise RuntimeError(BAD_VICTIM, t, v)
             old = slot_key[at(v)]
             _on_evict(state, v, old, t)  # noqa: F821

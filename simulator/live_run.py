@@ -22,39 +22,21 @@ Examples
 
 from __future__ import annotations
 
-import contextlib
 import time
 
 import numba
 import numpy as np
 
-from simulator import engine_fast, memory_estimate
-from simulator.cache_slots import (ADMISSIONS, ARRIVING, BAD_VICTIM, BUDGET, CAPACITY, COUNTS,
-                                   EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
-                                   MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE)
+from simulator import engine_fast, hook_types, memory_estimate, policy_faults, step_checks
+from simulator.cache_slots import (ADMISSIONS, EVICTIONS, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
+                                   MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE, new_counts)
 from simulator.engine_fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
-from simulator.size_limits import total_size
 from simulator.run_options import NO_BUDGET, RunOptions, given_or_built
 from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.policies.base import Context
 from simulator.run_arrays import (OUTPUTS, PAGING_CACHE, TRACE_FIELDS, paging_arrays,
                                    semantic_arrays)
-from simulator.trace import PagingBuffer, PagingTrace, Trace, TraceBuffer
-
-
-
-def _sized(trace) -> bool:
-    return bool(getattr(trace, "sized", False))
-
-
-def _mode_of(trace) -> str:
-    if isinstance(trace, (Trace, TraceBuffer)):
-        return "semantic"
-    if isinstance(trace, (PagingTrace, PagingBuffer)):
-        return "paging"
-    raise InputError("trace must be a simulator.trace.Trace or PagingTrace (or a TraceBuffer "
-                     "or PagingBuffer being written)")
 
 
 def modification_counts(admitted, evicted, deleted, evict_log=None) -> tuple:
@@ -91,6 +73,7 @@ class LiveRun:
     before_retrieve : callable, optional
         ``before_retrieve(live, t)`` runs just before step t retrieves (a closed loop
         writes step t's evidence there); steps then run one at a time.
+
     options : RunOptions, optional
         The policy and the options above, built and checked once by the caller
         (:meth:`RunOptions.build <simulator.run_options.RunOptions.build>`), instead of
@@ -108,6 +91,14 @@ class LiveRun:
     config : dict
         ``policy``, ``capacity`` (None when unbounded), ``top_k``, ``switch_cost``,
         ``quality``, ``seed``, ``params`` and ``mode``.
+
+    Notes
+    -----
+    Every index is checked before compiled code sees it (:mod:`simulator.step_checks`):
+    :meth:`step` takes steps ``0 <= t0 <= t1 <= steps`` whose phases run in the order the
+    engines keep (docs/engines.md, "Stepping a run yourself"), and a buffer's row t must be
+    written before step t runs.  A policy's fault is one InputError naming the policy and
+    the hook (:mod:`simulator.policy_faults`); the run then takes no further step.
     """
 
     def __init__(self, trace, policy=None, *, capacity=None, top_k=3, quality="hit",
@@ -119,10 +110,7 @@ class LiveRun:
         pol, prm = options.policy, dict(options.params)
         if pol is None:
             raise InputError("a run needs a policy: build its options with policy=", "policy")
-        self.mode = _mode_of(trace)
-        if self.mode not in pol.modes:
-            raise InputError(f"policy '{pol.name}' is not defined in {self.mode} mode; it "
-                             "runs in: " + ", ".join(pol.modes))
+        self.mode = step_checks.mode_of(trace, pol, before_retrieve)
         self.trace, self.policy, self.before_retrieve = trace, pol, before_retrieve
         self.steps = trace.steps
         n_keys = max(trace.n_keys, 1)
@@ -132,7 +120,7 @@ class LiveRun:
         self.capacity = n_keys if pol.unbounded else int(capacity or budget)
         self.slots = min(self.capacity, n_keys)  # slots never exceed the items
         self.budget = budget
-        self.sized = budget is not None or _sized(trace)
+        self.sized = budget is not None or bool(getattr(trace, "sized", False))
         self.config = dict(policy=pol.name, capacity=capacity, top_k=options.top_k,
                            switch_cost=options.switch_cost, quality=options.quality,
                            seed=options.seed, params=prm, mode=self.mode, budget=budget)
@@ -142,27 +130,29 @@ class LiveRun:
                                 trace if pol.traits_of(prm).offline else None, self.slots,
                                 budget, self.mode, getattr(trace, "object_ids", None))
         self._step = engine_fast.steps_for(pol, self.mode, self.sized)
-        self._own_loop_ran = False
+        self._order = step_checks.StepOrder(self.steps)
         memory_estimate.check_run(trace, options)  # before allocating
-        self.state = pol.init(self._context)
+        self.state = policy_faults.checked_state(pol, self._context)
         if self.mode == "paging":
             self._paging_arrays(self.state)
+            arrival, loop_args = hook_types.NO_ARRIVAL, None if self.sized else (
+                trace.requests, max(trace.n_keys, 1), self.capacity, self.state, self.hit)
         else:
             self._semantic_arrays(self.state, options.top_k, QUALITY_CODES[options.quality])
-
-    def _counts_for(self, n_slots):
-        counts = np.zeros(COUNTS, np.int64)
-        counts[CAPACITY], counts[FREE] = self.capacity, n_slots
-        counts[BUDGET] = NO_BUDGET if self.budget is None else self.budget
-        counts[ARRIVING] = 1
-        return counts
+            arrival, loop_args = hook_types.arrival_type(trace.items), None
+        # each hook alone, before the loop's long compilation: a bad one fails in a second
+        hook_types.check_hooks(pol, self.mode, self.state, arrival, numba.typeof(tuple(
+            self._view[n] for n in ("slot_key", "slot_vec", "slot_adm", "counts"))), loop_args)
 
     def _semantic_arrays(self, state, k, qcode):
         T, n_slots, tr = self.steps, self.slots, self.trace
-        self._counts = self._counts_for(n_slots)
+        self._counts = new_counts(self.capacity, n_slots, self.budget, NO_BUDGET)
         self._slot_key = np.full(n_slots, -1, np.int64)
         self._slot_vec = np.zeros((tr.dim, n_slots), np.float32)  # column s: slot s
         self._slot_adm = np.zeros(n_slots, np.int64)
+        self._view = dict(slot_key=self._slot_key, slot_vec=self._slot_vec,
+                          slot_adm=self._slot_adm, counts=self._counts)
+        self._n_keys = tr.n_keys  # the keys the run has room for: a buffer's may not grow
         cache = (self._slot_key, self._slot_vec, self._slot_adm, np.full(n_slots, -1, np.int64),
                  np.full(tr.n_keys, -1, np.int64), np.arange(n_slots - 1, -1, -1, dtype=np.int64),
                  self._counts, np.empty((BLOCK, n_slots), np.float32),
@@ -181,7 +171,7 @@ class LiveRun:
 
     def _paging_arrays(self, state):
         n_slots, n_keys = self.slots, max(self.trace.n_keys, 1)
-        self._counts = self._counts_for(n_slots)
+        self._counts = new_counts(self.capacity, n_slots, self.budget, NO_BUDGET)
         self._slot_key = np.full(n_slots, -1, np.int64)
         self.hit = np.zeros(self.steps, np.int8)
         # key_slot is int32: half the bytes, so more of it stays in the CPU's cache
@@ -190,6 +180,7 @@ class LiveRun:
                            key_slot=np.full(n_keys, -1, np.int32),
                            free=np.arange(n_slots - 1, -1, -1, dtype=np.int64),
                            counts=self._counts)
+        self._view, self._n_keys = self._cache, n_keys
         self._slot_size = np.zeros(n_slots, np.int64)
         self._fed = 0  # requests run through feed()
         self._fed_size = 0  # their total size, bounded so that no tally can wrap
@@ -204,35 +195,33 @@ class LiveRun:
 
     def compile(self) -> None:
         """Compile (or load from disk) the step function now, outside any timing."""
-        self._step(self.arrays, 0, 0, 0)
+        with self._reported():
+            self._step(self.arrays, 0, 0, 0)
 
-    @contextlib.contextmanager
-    def _policy_errors(self):
-        """A compiled loop's report of a victim() that names no cached item, in one line."""
-        try:
-            yield
-        except RuntimeError as exc:
-            if not exc.args or exc.args[0] != BAD_VICTIM:
-                raise
-            t, slot = exc.args[1:3]
-            raise InputError(f"policy '{self.policy.name}': at step {t} victim() returned "
-                             f"slot {slot}, which holds no item; it must return an occupied "
-                             f"slot in 0 … {self.slots - 1} (cache[0][slot] >= 0)") from None
+    def _reported(self):
+        """Compiled code of the policy runs in here: what it does wrong is one line, and
+        the run stops (:mod:`simulator.policy_faults`)."""
+        return policy_faults.reported(self.policy, self.slots, self._order.stop)
 
     def step(self, t0: int, t1: int | None = None, phases: int = WHOLE) -> None:
         """Run ``phases`` (bits of ``engine_fast.RETRIEVE | FEEDBACK | ARRIVE``; default
-        all) of steps ``t0 .. t1-1`` (``t1`` defaults to ``t0 + 1``)."""
-        if self._own_loop_ran:
-            raise RuntimeError("this run went through the policy's own paging loop; it has "
-                               "no further steps")
-        t1 = t0 + 1 if t1 is None else t1
-        with self._policy_errors():
-            if self.before_retrieve is None or not phases & RETRIEVE:
-                self._step(self.arrays, t0, t1, phases)
-                return
-            for t in range(t0, t1):
-                self.before_retrieve(self, t)
-                self._step(self.arrays, t, t + 1, phases)
+        all) of steps ``t0 .. t1-1`` (``t1`` defaults to ``t0 + 1``), in the order the
+        class docstring gives; any other call is one InputError, and runs nothing."""
+        self._order.may_go_on("step()")
+        t0, t1, phases = self._order.check(t0, t1, phases)
+        if self.before_retrieve is None or not phases & RETRIEVE:
+            self._run(t0, t1, phases)
+            return
+        for t in range(t0, t1):
+            self.before_retrieve(self, t)
+            # the callback may have stepped the run itself: check step t again
+            self._run(*self._order.check(t, t + 1, phases))
+
+    def _run(self, t0: int, t1: int, phases: int) -> None:
+        step_checks.check_rows(self.trace, t0, t1, phases, self._n_keys, self.sized)
+        with self._reported():
+            self._step(self.arrays, t0, t1, phases)
+        self._order.advance(t0, t1, phases)
 
     def run_all(self) -> float:
         """Every step, whole, from the empty cache (the fast engine); returns the engine's
@@ -242,30 +231,37 @@ class LiveRun:
         which keeps its cache to itself: the outputs and tallies are set, the cache views
         (:meth:`cached_keys`) are not, and the run takes no further steps.
         """
+        self._order.may_go_on("run_all()", fresh=True)
         loop = (engine_fast.own_paging_loop(self.policy)
                 if self.mode == "paging" and not self.sized else None)
         if loop is None and self.mode == "paging":
+            step_checks.check_rows(self.trace, 0, self.steps, WHOLE, self._n_keys, self.sized)
             whole = engine_fast.paging_whole_for(self.policy, self.sized)
-            whole.compile((numba.typeof(self.arrays),))  # outside the timing
-            t0 = time.perf_counter()
-            with self._policy_errors():
+            with self._reported():
+                whole.compile((numba.typeof(self.arrays),))  # outside the timing
+                t0 = time.perf_counter()
                 whole(self.arrays)
-            return time.perf_counter() - t0
+                elapsed = time.perf_counter() - t0
+            self._order.advance(0, self.steps, WHOLE)
+            return elapsed
         if loop is None:
             self.compile()
             t0 = time.perf_counter()
             self.step(0, self.steps)
             return time.perf_counter() - t0
+        step_checks.check_rows(self.trace, 0, self.steps, WHOLE, self._n_keys, self.sized)
         args = (max(self.trace.n_keys, 1), self.capacity)
-        if not loop.signatures:  # compile on a one-request prefix, with a state of its own
-            loop(self.trace.requests[:1], *args, self.policy.init(self._context),
-                 np.zeros(1, np.int8))
-        t0 = time.perf_counter()
-        tallies = loop(self.trace.requests, *args, self.state, self.hit)
-        elapsed = time.perf_counter() - t0
+        with self._reported():
+            if not loop.signatures:  # compile on a one-request prefix, with its own state
+                loop(self.trace.requests[:1], *args,
+                     policy_faults.checked_state(self.policy, self._context),
+                     np.zeros(1, np.int8))
+            t0 = time.perf_counter()
+            tallies = loop(self.trace.requests, *args, self.state, self.hit)
+            elapsed = time.perf_counter() - t0
         self._counts[[HITS, ADMISSIONS, EVICTIONS]] = tallies
         self._counts[SIZE] = tallies[1] - tallies[2]  # paging never deletes
-        self._own_loop_ran = True
+        self._order.closed = "this run went through the policy's own paging loop"
         return elapsed
 
     def feed(self, requests, sizes=None) -> np.ndarray:
@@ -279,23 +275,13 @@ class LiveRun:
         """
         if self.mode != "paging":
             raise InputError("feed() runs paging requests; this run is semantic")
-        requests = np.ascontiguousarray(requests, np.int64)
+        self._order.may_go_on("feed()")
+        requests, sizes, self._fed_size = step_checks.fed(
+            requests, sizes, self._n_keys, self.sized, self._fed_size, self.steps)
         n = requests.shape[0]
-        sizes = (np.ones(n, np.int64) if sizes is None
-                 else np.ascontiguousarray(sizes, np.int64))
-        n_keys = self._cache["key_slot"].shape[0]
-        # the loop indexes without bounds checks, so every key and size is checked here
-        if n and (requests.min() < 0 or requests.max() >= n_keys):
-            raise InputError(f"requests must be dense keys in 0 .. {n_keys - 1}", "requests")
-        if sizes.shape != (n,) or (n and sizes.min() < 1):
-            raise InputError("sizes must be one int64 >= 1 per request", "sizes")
-        if not self.sized and n and sizes.max() > 1:
-            raise InputError("sizes other than 1 need a run made for sizes: give its trace "
-                             "sized=True or a budget", "sizes")
-        self._fed_size = total_size(sizes, "sizes", self._fed_size)
         hit = np.zeros(n, np.int8)
         whole = engine_fast.paging_whole_for(self.policy, self.sized)
-        with self._policy_errors():
+        with self._reported():
             whole(self._paging_bundle(requests, sizes, hit, self._fed))
         self._fed += n
         return hit
@@ -309,8 +295,9 @@ class LiveRun:
 
     def cached_keys(self) -> np.ndarray:
         """The keys of the cached items, in slot order."""
-        if self._own_loop_ran:
-            raise RuntimeError("the policy's own paging loop keeps its cache to itself")
+        if self._order.closed is not None:
+            raise InputError("cached_keys(): the policy's own paging loop keeps its cache to "
+                             "itself")
         return self._slot_key[self._slot_key >= 0]
 
     def retrieve(self, t: int) -> tuple:
@@ -318,6 +305,10 @@ class LiveRun:
         first: what step t would retrieve if it ran next (semantic mode)."""
         if self.mode != "semantic":
             raise InputError("retrieve() reads a semantic run's query; this run is paging")
+        t = step_checks.step_index(t, "t")
+        if not 0 <= t < self.steps:
+            raise InputError(f"retrieve({t}): t must be a step in 0 .. {self.steps - 1}", "t")
+        step_checks.check_query(self.trace, t)
         n_slots = self._slot_key.shape[0]
         k = self.config["top_k"]
         slots, sims = np.empty(k, np.int64), np.empty(k, np.float64)

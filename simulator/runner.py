@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -181,8 +182,12 @@ def check_engine(engine: str, engine_options: dict | None) -> dict:
 
     The fast engine accepts only the defaults (immediate feedback, one session).
     """
-    if engine not in ENGINES:
+    if not isinstance(engine, str) or engine not in ENGINES:
         raise InputError(f"engine must be one of: {', '.join(ENGINES)}; got {engine!r}", "engine")
+    if engine_options is not None and not isinstance(engine_options, Mapping):
+        raise InputError("engine_options must be a mapping of option names to values, e.g. "
+                         f"{{'feedback_delay': 5}}; got {type(engine_options).__name__}",
+                         "engine_options")
     options = engine_simpy.resolve_options(engine_options)
     if engine == "fast" and not engine_simpy.is_default(options):
         name = next(n for n in options if options[n] != engine_simpy.OPTIONS[n])
@@ -234,6 +239,9 @@ def run(trace, policy=None, capacity: int | None = None, top_k: int = 3,
                              switch_cost=switch_cost, quality=quality, budget=budget,
                              seed=seed, params=params)
     engine_options = check_engine(engine, engine_options)
+    if not isinstance(retrievals, (bool, np.bool_)):
+        raise InputError(f"retrievals must be True or False, got {retrievals!r}"[:200],
+                         "retrievals")
     if not isinstance(trace, (Trace, PagingTrace)):
         raise InputError("trace must be a simulator.trace.Trace or PagingTrace")
     check_cost_bound(trace.steps, options.switch_cost)

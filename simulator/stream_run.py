@@ -105,7 +105,11 @@ def stream_run(path, policy_names, *, capacity=None, budget=None, seed: int = 0,
         ``on_chunk(policy, first_step, hit)`` after each chunk of each policy, with the
         chunk's hits (int8), e.g. for a miss ratio over time.
     """
-    names = [policy_names] if isinstance(policy_names, str) else list(policy_names)
+    names = [policy_names] if isinstance(policy_names, str) else policy_names
+    if not isinstance(names, (list, tuple)) or not names or not all(
+            isinstance(name, str) for name in names):
+        raise InputError("policy_names must be a registered policy's name or a list of "
+                         f"them, got {policy_names!r}"[:200], "policy_names")
     shared = RunOptions.build(capacity=capacity, budget=budget, seed=seed)
     return stream_with(path, [shared.with_policy(policies.get(name), params) for name in names],
                        trace_format=trace_format, trace_params=trace_params,
@@ -123,6 +127,15 @@ def stream_with(path, runs: list, *, trace_format: str | None = None,
             or chunk_requests < 1:
         raise InputError(f"chunk_requests must be an integer >= 1, got {chunk_requests!r}",
                          "chunk_requests")
+    if on_chunk is not None and not callable(on_chunk):
+        raise InputError("on_chunk must be a function (policy, first_step, hit), or None",
+                         "on_chunk")
+    if not isinstance(ignore_sizes, bool):
+        raise InputError(f"ignore_sizes must be True or False, got {ignore_sizes!r}"[:200],
+                         "ignore_sizes")
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"path must be a trace file's path, got {type(path).__name__}",
+                         "path")
     for options in runs:
         if options.policy.traits_of(options.params).offline:
             raise InputError(f"policy '{options.policy.name}' reads the whole trace in "

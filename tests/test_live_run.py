@@ -72,8 +72,9 @@ def test_before_retrieve_runs_once_per_step_in_order():
     calls = []
     live = LiveRun(TRACE, "fifo", capacity=5, before_retrieve=lambda run, t: calls.append(t))
     live.step(0, 50)
-    live.step(50, 51, ARRIVE)  # no retrieval in this call: no call
-    live.step(50, TRACE.steps, RETRIEVE | FEEDBACK)
+    live.step(50, 52, RETRIEVE)
+    live.step(50, 52, FEEDBACK | ARRIVE)  # no retrieval in this call: no call
+    live.step(52, TRACE.steps, RETRIEVE | FEEDBACK)
     assert calls == list(range(TRACE.steps))
 
 
@@ -131,9 +132,9 @@ def test_paging_tallies_and_a_policys_own_loop():
         int(hooks.hit.sum()), PAGING.steps - int(hooks.hit.sum()),
         PAGING.steps - int(hooks.hit.sum()) - 8)
     assert own.cache_size == hooks.cache_size == len(hooks.cached_keys()) == 8
-    with pytest.raises(RuntimeError, match="own paging loop"):
+    with pytest.raises(simulator.InputError, match="own paging loop"):
         own.cached_keys()
-    with pytest.raises(RuntimeError, match="no further steps"):
+    with pytest.raises(simulator.InputError, match="no further steps"):
         own.step(0)
 
 
