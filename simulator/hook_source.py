@@ -66,11 +66,12 @@ def _function_node(py):
                  and node.name == py.__name__), None)
 
 
-def check_returns(where: str, hook: str, fn) -> None:
-    """One line when hook ``hook`` (``fn``, compiled) visibly returns nothing; the
-    package's own hooks, held to it by the suite, are not read (it costs their start)."""
+def check_returns(where: str, hook: str, fn, packaged: bool = False) -> None:
+    """One line when hook ``hook`` (``fn``, compiled) visibly returns nothing.  The
+    package's own hooks are read only when ``packaged`` (the suite holds them to it;
+    reading them at import would slow every start)."""
     py = fn.py_func
-    if in_package(py.__code__.co_filename):
+    if not packaged and in_package(py.__code__.co_filename):
         return
     node = _function_node(py)
     if node is None:

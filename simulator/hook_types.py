@@ -56,6 +56,8 @@ def key_phrase(exc: BaseException) -> str:
     lines = [_ANSI.sub("", line).strip() for line in str(exc).splitlines()]
     lines = [line for line in lines if line and not line.startswith("Failed in ")]
     reason = lines[0] if lines else type(exc).__name__
+    if reason.endswith("signature:") and len(lines) > 1:  # the call numba could not type
+        reason += " " + lines[1].lstrip("> ")
     found = _LOCATION.search(str(exc))
     where = f" ({os.path.basename(found[1])}:{found[2]})" if found else ""
     return (reason if len(reason) <= 160 else reason[:159] + "…") + where
@@ -76,9 +78,11 @@ def _argument_types(mode: str, state, arrival, cache) -> dict:
     """Each hook's argument types, as the loop of ``mode`` calls it."""
     i64, f64, boolean = types.int64, types.float64, types.boolean
     st = numba.typeof(state)
-    # a paging run's key-to-slot map is int32 (simulator.live_run), so are its slots there
+    # a paging run's key-to-slot map is int32 (simulator.live_run), so are its slots there,
+    # and its on_hit is told True, a constant numba compiles as such
     found = types.int32 if mode == "paging" else i64
-    return {"on_hit": (st, found, i64, boolean), "on_feedback": (st, i64, f64, f64),
+    relevant = types.literal(True) if mode == "paging" else boolean
+    return {"on_hit": (st, found, i64, relevant), "on_feedback": (st, i64, f64, f64),
             "admit": (st, i64, i64, arrival, cache), "victim": (st, i64, i64, arrival, cache),
             "on_insert": (st, i64, i64, i64), "on_evict": (st, i64, i64, i64),
             "on_rearrival": (st, found, i64), "delete": (st, i64, cache)}
@@ -95,19 +99,24 @@ def _returns_right(hook: str, rt) -> bool:
     return True
 
 
-def check_hooks(policy, mode: str, state, arrival, cache, paging_args=None) -> None:
+def check_hooks(policy, mode: str, state, cache: tuple, items=None, paging_args=None,
+                packaged: bool = False) -> None:
     """Compile each of ``policy``'s own hooks alone with the argument types of a run in
     ``mode`` and check what it returns (module docstring); one InputError otherwise.
 
-    ``arrival`` is the numba type of the arriving item's vector, ``cache`` of the cache
-    tuple; ``paging_args`` the values a paging run passes its own ``paging_loop``.
+    ``cache`` is the cache tuple the hooks get, ``items`` the trace's 2-D array of
+    arrivals (None in paging mode, where an arrival has no vector), ``paging_args`` the
+    values a paging run passes its own ``paging_loop``.  ``packaged``: check the
+    package's own hooks too (the suite does); a run does not, so a shipped policy's
+    start pays nothing here.
     """
-    hooks = [h for h in HOOKS if not _own(getattr(policy, h))]
-    own_loop = policy.paging_loop is not None and paging_args is not None and not _own(
-        policy.paging_loop)
+    hooks = [h for h in HOOKS if packaged or not _own(getattr(policy, h))]
+    own_loop = policy.paging_loop is not None and paging_args is not None and (
+        packaged or not _own(policy.paging_loop))
     if not hooks and not own_loop:
         return
-    signatures = _argument_types(mode, state, arrival, cache)
+    arrival = _NO_ARRIVAL if items is None else _row_type(items)
+    signatures = _argument_types(mode, state, arrival, numba.typeof(cache))
     if own_loop:
         hooks.append("paging_loop")
         signatures["paging_loop"] = tuple(numba.typeof(a) for a in paging_args)
@@ -134,11 +143,10 @@ def _check_one(policy, hook: str, fn, args: tuple) -> None:
     raise InputError(f"{where} {got}; on every path it must return {_WANTS[hook]}")
 
 
-def arrival_type(items) -> types.Array:
-    """The numba type of one row of the 2-D array ``items`` (what ``items[t]`` is in the
-    loop)."""
+def _row_type(items) -> types.Array:
+    """The numba type of one row of the 2-D array ``items`` (``items[t]`` in the loop)."""
     whole = numba.typeof(items)
     return whole.copy(ndim=1, layout="C" if whole.layout == "C" else "A")
 
 
-NO_ARRIVAL = numba.typeof(np.zeros(0, np.float32))  # a paging request carries no vector
+_NO_ARRIVAL = numba.typeof(np.zeros(0, np.float32))  # what a paging request passes as x

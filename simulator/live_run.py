@@ -94,11 +94,14 @@ class LiveRun:
 
     Notes
     -----
-    Every index is checked before compiled code sees it (:mod:`simulator.step_checks`):
-    :meth:`step` takes steps ``0 <= t0 <= t1 <= steps`` whose phases run in the order the
-    engines keep (docs/engines.md, "Stepping a run yourself"), and a buffer's row t must be
-    written before step t runs.  A policy's fault is one InputError naming the policy and
-    the hook (:mod:`simulator.policy_faults`); the run then takes no further step.
+    Every index is checked before compiled code sees it (:mod:`simulator.step_checks`,
+    docs/engines.md "Stepping a run yourself"): :meth:`step` takes integers ``0 <= t0 <=
+    t1 <= steps`` and phases in the order the engines keep: RETRIEVE each step once, in
+    order; ARRIVE each step once, in order, after its RETRIEVE; FEEDBACK at most once a
+    step, in increasing order, after its RETRIEVE (it may skip steps and come late).  A
+    buffer's row t must be written before step t runs.  A policy's fault is one
+    InputError naming the policy and the hook (:mod:`simulator.policy_faults`); the run
+    then takes no further step.
     """
 
     def __init__(self, trace, policy=None, *, capacity=None, top_k=3, quality="hit",
@@ -135,14 +138,15 @@ class LiveRun:
         self.state = policy_faults.checked_state(pol, self._context)
         if self.mode == "paging":
             self._paging_arrays(self.state)
-            arrival, loop_args = hook_types.NO_ARRIVAL, None if self.sized else (
+            items, loop_args = None, None if self.sized else (
                 trace.requests, max(trace.n_keys, 1), self.capacity, self.state, self.hit)
         else:
             self._semantic_arrays(self.state, options.top_k, QUALITY_CODES[options.quality])
-            arrival, loop_args = hook_types.arrival_type(trace.items), None
+            items, loop_args = trace.items, None
         # each hook alone, before the loop's long compilation: a bad one fails in a second
-        hook_types.check_hooks(pol, self.mode, self.state, arrival, numba.typeof(tuple(
-            self._view[n] for n in ("slot_key", "slot_vec", "slot_adm", "counts"))), loop_args)
+        hook_types.check_hooks(pol, self.mode, self.state, tuple(
+            self._view[n] for n in ("slot_key", "slot_vec", "slot_adm", "counts")), items,
+            loop_args)
 
     def _semantic_arrays(self, state, k, qcode):
         T, n_slots, tr = self.steps, self.slots, self.trace
@@ -307,7 +311,8 @@ class LiveRun:
             raise InputError("retrieve() reads a semantic run's query; this run is paging")
         t = step_checks.step_index(t, "t")
         if not 0 <= t < self.steps:
-            raise InputError(f"retrieve({t}): t must be a step in 0 .. {self.steps - 1}", "t")
+            raise InputError(f"t must be a step in 0 .. {self.steps - 1} to retrieve for, "
+                             f"got {t}", "t")
         step_checks.check_query(self.trace, t)
         n_slots = self._slot_key.shape[0]
         k = self.config["top_k"]

@@ -78,8 +78,12 @@ class UnknownPolicy(InputError):
         known = f"unknown policy '{name}'{guess}; valid policies: {', '.join(REGISTRY)}"
         super().__init__(f"{known}; register your own with simulator.policies.register",
                          "policy")
+        self.name = name
         self.command_line = (f"{known}; load yours with --plugin FILE (or "
                              "SEMCACHE_PLUGINS)")
+
+    def __reduce__(self):  # rebuilt from the name (a Dask worker's error comes back pickled)
+        return UnknownPolicy, (self.name,)
 
 
 def get(name: str):

@@ -19,7 +19,8 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     step t's miss cost and quality (docs/model.md §1.4), on every step, scored or not.  In paging
     mode a hit is quality 1 / loss 0 and a miss quality 0 / loss 1.
 ``admit(state, t, key, x, cache) -> bool``
-    admit the arriving item ``key`` (vector ``x``) ?
+    admit the arriving item ``key`` (vector ``x``) ?  A boolean: an integer is refused
+    (:mod:`simulator.hook_types`).
 ``victim(state, t, key, x, cache) -> slot``
     the cache is full and an item is being admitted: which occupied slot goes.
 ``on_insert(state, slot, key, t)`` / ``on_evict(state, slot, key, t)``
@@ -27,7 +28,8 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
 ``on_rearrival(state, slot, t)``
     the arriving item is already cached (``item_keys``); nothing is admitted.
 ``delete(state, t, cache) -> slot``
-    after the decision, a slot to delete without admitting, or -1 (deletion strategies).
+    after the decision, an occupied slot to delete without admitting, or -1 for none
+    (deletion strategies).
     A paging request asks it after a hit's ``on_hit`` and after an admission's
     ``on_insert``, again and again until it gives -1 (W-TinyLFU drops there what
     libCacheSim evicts during a hit).
