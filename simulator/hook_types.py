@@ -42,6 +42,7 @@ _FIXES = (("Untyped global name", "a hook can call only @simulator.njit function
            "NumPy arrays (numba's docs: Supported NumPy features)"),
           ("Cannot unify", "return one type on every path"),
           ("readonly", "init must return writable arrays"),
+          ("tuple", "the hook reads a state of another shape than init returns"),
           ("No implementation of function", "an operation numba does not support on "
            "these types (an index must be an integer)"))
 _WANTS = {"admit": "True or False (whether to admit the arriving item)",
@@ -69,8 +70,8 @@ def _fix(reason: str) -> str:
 
 
 def _own(fn) -> bool:
-    """Whether ``fn`` is one of the package's own compiled functions."""
-    code = getattr(getattr(fn, "py_func", None), "__code__", None)
+    """Whether ``fn`` (compiled or not) is one of the package's own functions."""
+    code = getattr(getattr(fn, "py_func", fn), "__code__", None)
     return code is not None and in_package(code.co_filename)
 
 
@@ -110,6 +111,8 @@ def check_hooks(policy, mode: str, state, cache: tuple, items=None, paging_args=
     package's own hooks too (the suite does); a run does not, so a shipped policy's
     start pays nothing here.
     """
+    # the package's hooks on a state of the user's own init are checked too
+    packaged = packaged or not _own(policy.init)
     hooks = [h for h in HOOKS if packaged or not _own(getattr(policy, h))]
     own_loop = policy.paging_loop is not None and paging_args is not None and (
         packaged or not _own(policy.paging_loop))

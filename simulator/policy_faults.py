@@ -124,8 +124,8 @@ def _state_problem(value, depth: int = 0) -> str | None:
     if isinstance(value, tuple) and depth < 4:
         return next((p for p in (_state_problem(v, depth + 1) for v in value) if p), None)
     if isinstance(value, np.ndarray):
-        return None if value.dtype.kind in "biuf" else f"an array of dtype {value.dtype}"
-    if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
+        return None if value.dtype.kind in "biufc" else f"an array of dtype {value.dtype}"
+    if isinstance(value, (bool, int, float, complex, np.bool_, np.number)):
         return None
     return f"a {type(value).__name__}"
 

@@ -310,6 +310,14 @@ def test_a_state_that_is_not_a_tuple_of_arrays_is_refused(state, words):
              lambda: LiveRun(PAGING, pol, capacity=3))
 
 
+def test_the_packages_hooks_on_a_state_of_your_own_are_typed_too():
+    """A shipped policy with your own init: its hooks are typed against your state."""
+    pol = dataclasses.replace(policies.get("fifo"), name="fifo_mine",
+                              init=lambda ctx: (np.zeros(3),))
+    _refused("policy 'fifo_mine': hook|cannot be compiled|another shape than init returns",
+             lambda: LiveRun(PAGING, pol, capacity=3))
+
+
 def test_init_raising_is_one_line_and_its_own_input_error_passes_as_it_is():
     _refused("policy 'hostile': init raised KeyError: 'no such table'",
              lambda: LiveRun(PAGING, _policy(init=_init_raising), capacity=3))
@@ -343,7 +351,10 @@ def test_a_declaration_answering_nonsense_is_one_line(fields, words):
     _refused(f"policy 'hostile'|{words}", lambda: simulator.run(PAGING, pol, capacity=3))
 
 
-def test_a_traits_function_returning_traits_is_read():
+def test_traits_are_booleans_and_a_traits_function_returning_them_is_read():
+    _refused("Traits.randomized must be True or False, got 'yes'",
+             lambda: Traits(randomized="yes"))
+    _refused("Traits.offline must be True or False, got 1", lambda: Traits(offline=1))
     pol = _policy(traits=lambda params: Traits(randomized=True))
     assert pol.traits_of().randomized
 

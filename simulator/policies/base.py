@@ -165,6 +165,14 @@ class Traits:
     regret_gated: bool = False
     offline: bool = False
 
+    def __post_init__(self):
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise InputError(f"Traits.{field.name} must be True or False, got "
+                                 f"{value!r}"[:200])
+            object.__setattr__(self, field.name, bool(value))  # np.bool_ too
+
 
 @dataclasses.dataclass(frozen=True)
 class Policy:
