@@ -15,8 +15,9 @@ checks what it returns:
 
 A hook numba cannot compile is one line naming the policy, the hook, numba's reason
 (:func:`key_phrase`) and the likely fix.  The loop then reuses these compilations, so a
-policy that passes pays nothing more; the package's own hooks are not compiled here (the
-suite holds them to the same rules), so the shipped policies start as fast as before.
+policy that passes pays nothing more.  The package's own hooks are compiled here only on
+the state of a user's own ``init`` (the suite holds them to the same rules), so the
+shipped policies start as fast as before.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from numba.core.errors import NumbaError
 from simulator.engine_fast import HOOKS
 from simulator.errors import InputError
 from simulator.hook_source import in_package
+
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _LOCATION = re.compile(r'File "([^"]+)", line (\d+)')
 # numba's reason, and the fix a hook's author most likely needs

@@ -11,8 +11,8 @@ through as it is: it is already a line for the user.
 numba attaches to an exception raised in compiled code a traceback frame of the function
 that raised it; the hook is found by matching that frame against the hooks' Python code.
 A function a hook calls is named with the hook that calls it; a failure inside numba's
-own code (``np.empty(-1)``) has no frame of the policy's, and is said to be in the
-policy's compiled code.
+own code (``np.empty(-1)``) has no frame of the policy's, and is said to be in its
+compiled code.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from simulator.hook_types import key_phrase
 _HOOKS = HOOKS + ("paging_loop",)
 
 
-def one_line(text: str, most: int = 300) -> str:
+def _one_line(text: str, most: int = 300) -> str:
     """``text`` on one line, cut to ``most`` characters."""
     flat = " ".join(str(text).split())
     return flat if len(flat) <= most else flat[:most - 1] + "…"
 
 
 def _raised(exc: BaseException) -> str:
-    message = one_line(exc)
+    message = _one_line(exc)
     return type(exc).__name__ + (f": {message}" if message else "")
 
 

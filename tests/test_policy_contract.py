@@ -63,7 +63,8 @@ def test_the_contract_verifies_what_a_policy_declares(monkeypatch):
                          "check_feedback: declared regret-gated"),
         "reads_the_trace": (dataclasses.replace(
             fifo.POLICY, init=lambda ctx: fifo.POLICY.init(ctx) + (ctx.trace.steps,)),
-            "check_capacity: AttributeError"),
+            "check_capacity: InputError: policy 'reads_the_trace': init raised "
+            "AttributeError"),
     }
     for name, (policy, failure) in cases.items():
         policies.REGISTRY[name] = dataclasses.replace(policy, name=name)
