@@ -112,7 +112,7 @@ def check_switch_cost(switch_cost) -> float:
 
 def check_quality(quality) -> str:
     """The quality measure, one of :data:`simulator.kernels.QUALITY_CODES`."""
-    if quality not in QUALITY_CODES:
+    if not isinstance(quality, str) or quality not in QUALITY_CODES:
         raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
                          "quality")
     return quality
