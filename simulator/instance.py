@@ -16,22 +16,46 @@ it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+
+from simulator.errors import InputError
 
 OPTION_NAMES = ("capacity", "top_k", "switch_cost", "quality", "budget")
 
 
 @dataclasses.dataclass(frozen=True)
 class Instance:
-    """A trace and its run options (the keyword arguments of :func:`simulator.run`)."""
+    """A trace and its run options (the keyword arguments of :func:`simulator.run`).
+
+    ``trace`` is a :class:`~simulator.trace.Trace` or :class:`~simulator.trace.PagingTrace`;
+    ``options`` a dict of :data:`OPTION_NAMES`, each checked as :func:`simulator.run`
+    checks it (an option that could not run is one InputError naming ``options`` and the
+    option); ``labels`` a dict.
+    """
 
     trace: object
     options: dict
     labels: dict = dataclasses.field(default_factory=dict)
 
     def __post_init__(self):
-        unknown = set(self.options) - set(OPTION_NAMES)
+        from simulator.run_options import RunOptions
+        from simulator.trace import PagingTrace, Trace
+
+        if not isinstance(self.trace, (Trace, PagingTrace)):
+            raise InputError("trace must be a simulator.Trace or simulator.PagingTrace, got "
+                             f"{type(self.trace).__name__}", "trace")
+        for name in ("options", "labels"):
+            if not isinstance(getattr(self, name), Mapping):
+                raise InputError(f"{name} must be a dict, got "
+                                 f"{type(getattr(self, name)).__name__}", name)
+        unknown = sorted(str(k) for k in set(self.options) - set(OPTION_NAMES))
         if unknown:
-            raise ValueError(f"options: unknown {sorted(unknown)}; valid: {OPTION_NAMES}")
+            raise InputError(f"options: unknown {unknown}; valid: {', '.join(OPTION_NAMES)}",
+                             "options")
+        try:
+            RunOptions.build(**self.options)
+        except InputError as exc:
+            raise InputError(f"options: {exc}", "options") from None
 
     @property
     def steps(self) -> int:

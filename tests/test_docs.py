@@ -54,8 +54,18 @@ def test_each_pages_python_runs(name, tmp_path, monkeypatch, capsys):
     assert printed and all(0 <= float(v) <= 1 for v in printed[1::2])
 
 
+def test_the_property_test_page_runs(tmp_path, monkeypatch):
+    """docs/testing.md: its blocks check what they show (asserts), in one namespace."""
+    monkeypatch.chdir(tmp_path)
+    page = ROOT / "docs" / "testing.md"
+    space = {}
+    for block in _blocks(page):
+        exec(compile(block, str(page), "exec"), space)
+    assert len(list((tmp_path / "failures").iterdir())) == 1  # the failure it shows
+
+
 def test_every_page_with_python_is_run_by_a_test():
-    run = {"extending.md", "usage.md", "policies.md"}  # the tests above
+    run = {"extending.md", "usage.md", "policies.md", "testing.md"}  # the tests above
     assert {p.name for p in (ROOT / "docs").glob("*.md") if _blocks(p)} == run
 
 

@@ -78,12 +78,15 @@ def test_a_false_bound_is_refuted_by_a_shrunk_saved_instance(tmp_path):
     with pytest.raises(AssertionError) as failure:
         within_opt()
     message = str(failure.value)
-    steps = int(re.search(r"\((\d+) steps\)", message).group(1))
+    steps = int(re.search(r"\((\d+) steps?\)", message).group(1))
     assert steps <= 3  # shrunk: the instance itself, not a seed
     path = re.search(r"instance: (\S+\.npz)", message).group(1)
     assert simulator.load(path).steps == steps
-    assert f"semcache run --trace {path} --policy even_fifo --capacity" in message
+    # a new process registers even_fifo by loading this file as a plugin
+    assert f"semcache run --plugin {__file__} --trace {path} --policy even_fifo " \
+           "--capacity" in message
     assert f"semcache opt --trace {path} --capacity" in message
+    assert [p.name for p in tmp_path.iterdir()] == [path.rsplit("/", 1)[1]]  # the shrunk one
 
 
 @settings(QUICK)

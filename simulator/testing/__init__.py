@@ -17,7 +17,13 @@ hypothesis state machine of it.
 Assertions: :func:`assert_ratio_at_most` (cost ≤ c·OPT + additive; :class:`Undecided`
 when only bounds straddle it) and :func:`assert_same_as_reference` (the compiled run
 equals the twin's step by step); a failure names the saved instance and the
-``semcache run`` / ``semcache opt`` lines that replay it.
+``semcache run`` / ``semcache opt`` lines that replay it, with the ``--plugin`` that
+defines the policy.  The instance is saved when the message is first read, so a failed
+property test leaves one file, its shrunk instance (:mod:`simulator.testing.replay`).
+
+Every function checks its arguments when called: a bad one is one
+:class:`~simulator.errors.InputError` whose ``param`` names it
+(:mod:`simulator.testing.arguments`).  The guide is docs/testing.md.
 
 This package sits on the application floor: it imports :mod:`theory` for OPT, and
 nothing in the core imports it.

@@ -2,9 +2,10 @@
 against its plain-Python twin.  A failure's message carries the instance, saved as an
 ``.npz`` trace, and the ``semcache run`` / ``semcache opt`` lines that replay it.
 
-``policy`` is a registry name or a :class:`~simulator.policies.base.Policy`; one that is
-not registered under its name is registered for the call only (the replay lines then
-need it registered in that process too, e.g. by a plugin).
+``policy`` is a registry name or a :class:`~simulator.policies.base.Policy` (registered
+or not).  Every argument is checked before anything runs or compiles: a bad one is one
+:class:`~simulator.errors.InputError` naming it.  The replay lines carry the ``--plugin``
+that defines the policy (:mod:`simulator.testing.replay`).
 
 >>> import numpy as np
 >>> from simulator.instance import Instance
@@ -17,20 +18,16 @@ need it registered in that process too, e.g. by a plugin).
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import hashlib
-import os
-import tempfile
-
-import numpy as np
-
-from simulator import policies
+from simulator.errors import InputError
+from simulator.rng import check_seed
+from simulator.run_options import RunOptions
 from simulator.runner import run
+from simulator.testing import arguments
 from simulator.testing.reference import reference_paging_run, reference_run
+from simulator.testing.replay import Failure, describe
+from simulator.testing.twin import twin_class
 from simulator.trace import Trace
-from simulator.trace_formats import save
-from theory.opt import opt
+from theory.opt import opt_with
 
 ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
 COUNTERS = ("scored_steps", "hits", "hit_rate", "mean_precision", "mean_quality",
@@ -46,6 +43,14 @@ class Undecided(AssertionError):
     (:func:`simulator.testing.instances` gives exact OPT)."""
 
 
+class Refuted(Failure):
+    """The assertion's failure: the instance breaks it (an AssertionError)."""
+
+
+class _UndecidedFailure(Failure, Undecided):
+    __name__ = __qualname__ = "Undecided"  # what a traceback shows: the public type
+
+
 def assert_ratio_at_most(policy, instance, c, additive=0.0, params=None, seed=0,
                          folder=None, time_limit=None):
     """Fail when the policy's cost on ``instance`` exceeds ``c``·OPT + ``additive``.
@@ -58,38 +63,58 @@ def assert_ratio_at_most(policy, instance, c, additive=0.0, params=None, seed=0,
     Parameters
     ----------
     policy : str or Policy
+        A registered name or a :class:`~simulator.policies.base.Policy`.
     instance : Instance
-        A semantic instance (:class:`simulator.instance.Instance`).
-    c, additive : float
+        A semantic instance (:class:`simulator.instance.Instance`) with a capacity or a
+        budget.
+    c : float
+        Finite and >= 0 (0 bounds the cost by ``additive`` alone).
+    additive : float
+        Finite.
     params : dict, optional
         The policy's parameters.
     seed : int
-    folder : str, optional
+    folder : str or path, optional
         Where a failure saves the instance (default: a new temporary folder).
+    time_limit : float, optional
+        Seconds > 0 for OPT.
 
     Raises
     ------
+    InputError
+        A bad argument, before anything runs.
     AssertionError
         With the costs, the saved instance and the commands that replay it.
     """
-    with _registered(policy) as name:
-        cost = float(run(instance.trace, name, seed=seed, params=params,
-                         **instance.options).summary()["cost"])
-    best = opt(instance.trace, time_limit=time_limit, **instance.options)
+    pol = arguments.policy("policy", policy)
+    instance = arguments.instance("instance", instance, semantic=True)
+    c = arguments.number("c", c, low=0.0)
+    additive = arguments.number("additive", additive)
+    time_limit = arguments.number("time_limit", time_limit, above=0.0, none=True)
+    params, seed, folder = _common(pol, instance, params, seed, folder)
+    options = _options(pol, instance, params, seed)
+    if options.capacity is None and options.budget is None:
+        raise InputError("instance: OPT needs a capacity or a budget in instance.options",
+                         "instance")
+    cost = float(run(instance.trace, options=options).summary()["cost"])
+    best = opt_with(instance.trace, options, time_limit=time_limit)
     upper = best.opt_cost if best.exact else best.upper_bound
 
     def beyond(value):
         bound = c * value + additive
         return cost > bound + TOLERANCE * max(1.0, abs(bound))
 
+    def details():
+        return describe(instance, pol, params, seed, folder)
+
     if beyond(upper):
         opt_text = f"OPT = {upper:g}" if best.exact else f"OPT <= {upper:g} (bounds only)"
-        raise AssertionError(f"{name}: cost {cost:g} > {c:g}·OPT + {additive:g} with "
-                             f"{opt_text}\n" + describe(instance, name, params, seed, folder))
+        raise Refuted(f"{pol.name}: cost {cost:g} > {c:g}·OPT + {additive:g} with "
+                       f"{opt_text}", details)
     if not best.exact and beyond(best.lower_bound):
-        raise Undecided(f"{name}: cost {cost:g} against {best.lower_bound:g} <= OPT <= "
-                        f"{upper:g}: undecided for c = {c:g}, additive = {additive:g}\n"
-                        + describe(instance, name, params, seed, folder))
+        raise _UndecidedFailure(f"{pol.name}: cost {cost:g} against {best.lower_bound:g} <= OPT <= "
+                         f"{upper:g}: undecided for c = {c:g}, additive = {additive:g}",
+                         details)
 
 
 def assert_same_as_reference(policy, twin, instance, params=None, seed=0, folder=None):
@@ -98,11 +123,17 @@ def assert_same_as_reference(policy, twin, instance, params=None, seed=0, folder
 
     Semantic: every per-step array and every summary counter, floats bit for bit and of
     the same type.  Paging: the hit of every request and the hit, admission and eviction
-    counts.  The message names the first step that differs.
+    counts.  The message names the first step that differs.  The arguments are those of
+    :func:`assert_ratio_at_most` (``params`` must suit the twin's ``defaults`` too), each
+    checked before anything runs.
     """
+    pol = arguments.policy("policy", policy)
+    twin = twin_class("twin", twin)
+    instance = arguments.instance("instance", instance)
+    params, seed, folder = _common(pol, instance, params, seed, folder)
+    arguments.twin_params("params", twin, params)
     trace, options = instance.trace, instance.options
-    with _registered(policy) as name:
-        result = run(trace, name, seed=seed, params=params, **options)
+    result = run(trace, options=_options(pol, instance, params, seed))
     if isinstance(trace, Trace):
         ref = reference_run(trace, twin, seed=seed, params=params, **options)
         arrays, counters = ARRAYS, COUNTERS
@@ -112,90 +143,35 @@ def assert_same_as_reference(policy, twin, instance, params=None, seed=0, folder
                                    options.get("budget"), trace.object_ids)
         ref["admissions"] = sum(a >= 0 for a in ref["admitted"])
         arrays, counters = ("hit",), PAGING_COUNTERS
-    where = f"{name} against {twin.__name__}"
+    where = f"{pol.name} against {twin.__name__}"
+
+    def details():
+        return describe(instance, pol, params, seed, folder, with_opt=False)
+
     for array in arrays:
         got, want = getattr(result, array).tolist(), ref[array]
         if got != want:
             t = next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), len(want))
-            raise AssertionError(
-                f"{where}: '{array}' differs first at step {t}: engine {got[t:t + 1]}, "
-                f"reference {want[t:t + 1]}\nengine    {got}\nreference {want}\n"
-                + describe(instance, name, params, seed, folder, with_opt=False))
+            raise Refuted(f"{where}: '{array}' differs first at step {t}: engine "
+                           f"{got[t:t + 1]}, reference {want[t:t + 1]}\nengine    {got}\n"
+                           f"reference {want}", details)
     summary = result.summary()
     for counter in counters:
         got, want = summary[counter], ref[counter]
         if got != want or type(got) is not type(want):
-            raise AssertionError(f"{where}: {counter} {got!r} != reference {want!r}\n"
-                                 + describe(instance, name, params, seed, folder,
-                                            with_opt=False))
+            raise Refuted(f"{where}: {counter} {got!r} != reference {want!r}", details)
 
 
-def describe(instance, policy, params=None, seed=0, folder=None, with_opt=True) -> str:
-    """The instance saved as an ``.npz`` under ``folder``, its options, and the commands
-    that replay it, one a line.
-
-    The default folder is one temporary folder per process.  The file is named by the
-    policy, T and a digest of the instance, so each instance is saved once: a property
-    test that fails leaves one small file per failing example hypothesis tried while
-    shrinking, and its final message names the smallest.
-    """
-    folder = folder or _temporary_folder()
-    os.makedirs(folder, exist_ok=True)
-    path = os.path.join(folder, f"{policy}-T{instance.steps}-{_digest(instance)}.npz")
-    if not os.path.exists(path):
-        save(instance.trace, path)
-    lines = [f"instance: {path} ({instance.steps} steps) with {instance.options}",
-             " ".join(replay_commands(instance, path, policy, params, seed)[0])]
-    if with_opt and isinstance(instance.trace, Trace):
-        lines.append(" ".join(replay_commands(instance, path, policy, params, seed)[1]))
-    return "\n".join(lines)
+def _common(pol, instance, params, seed, folder) -> tuple:
+    """The arguments both assertions take, checked: (params, seed, folder)."""
+    mode = "semantic" if isinstance(instance.trace, Trace) else "paging"
+    if mode not in pol.modes:
+        raise InputError(f"policy '{pol.name}' runs in {', '.join(pol.modes)} mode only; the "
+                         f"instance is {mode}", "policy")
+    params = arguments.policy_params("params", pol, params)
+    return params, check_seed(seed), arguments.folder("folder", folder)
 
 
-def replay_commands(instance, path, policy, params=None, seed=0) -> tuple:
-    """(``semcache run`` argv, ``semcache opt`` argv) of ``instance`` saved at ``path``.
-
-    >>> from simulator.instance import Instance
-    >>> from simulator.trace import PagingTrace
-    >>> inst = Instance(PagingTrace.from_requests([0, 1]), {"capacity": 1})
-    >>> " ".join(replay_commands(inst, "i.npz", "lru", {"tie": "admission"})[0])
-    'semcache run --trace i.npz --policy lru --policy-param tie=admission --capacity 1'
-    """
-    model = []
-    for key, value in instance.options.items():
-        flag = "--" + key.replace("_", "-")
-        model += [flag, "none" if value is None else f"{value:g}"
-                  if isinstance(value, float) else str(value)]
-    pp = [part for k, v in (params or {}).items() for part in ("--policy-param", f"{k}={v}")]
-    seeded = ["--seed", str(seed)] if seed else []
-    return (["semcache", "run", "--trace", path, "--policy", policy, *pp, *model, *seeded],
-            ["semcache", "opt", "--trace", path, *model])
-
-
-@functools.lru_cache(maxsize=None)
-def _temporary_folder() -> str:
-    return tempfile.mkdtemp(prefix="semcache-instances-")
-
-
-def _digest(instance) -> str:
-    h = hashlib.sha256(repr(sorted(instance.options.items())).encode())
-    for name, array in sorted(instance.trace.arrays().items()):
-        h.update(name.encode() + np.ascontiguousarray(array).tobytes())
-    return h.hexdigest()[:12]
-
-
-@contextlib.contextmanager
-def _registered(policy):
-    """The registry name to run ``policy`` under; a Policy not registered under its name
-    is registered for the ``with`` block only."""
-    if isinstance(policy, str):
-        yield policy
-        return
-    before = policies.REGISTRY.get(policy.name)
-    policies.REGISTRY[policy.name] = policy
-    try:
-        yield policy.name
-    finally:
-        if before is None:
-            del policies.REGISTRY[policy.name]
-        else:
-            policies.REGISTRY[policy.name] = before
+def _options(pol, instance, params, seed) -> RunOptions:
+    """The run's options, checked once (the instance's were when it was built)."""
+    return RunOptions.build(policy=pol, seed=seed, params=params, **instance.options)

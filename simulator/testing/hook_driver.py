@@ -25,11 +25,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import policies
 from simulator.cache_slots import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
 from simulator.policies.base import Context
+from simulator.errors import InputError
+from simulator.rng import check_seed
 from simulator.run_options import NO_BUDGET
+from simulator.testing import arguments
 from simulator.testing.reference_model import Item, TwinContext
+from simulator.testing.twin import twin_class
 from simulator.trace import PagingTrace
 
 N_KEYS = 10  # semantic mode without vectors: keys 0 .. N_KEYS - 1 may arrive, in DIM
@@ -54,24 +57,45 @@ class HookDriver:
         Semantic: keys ``0 .. n - 1`` arrive, key ``i`` with ``vectors[i]`` (``vectors``
         an [n, d] array of unit rows; default ``N_KEYS`` zero rows of ``DIM``).  Paging:
         ``requests`` is the whole request sequence, played by :meth:`request`.
+
+    Every argument, here and of each method, is checked before a hook runs: a slot, key
+    or step out of range would index past the compiled state's arrays, so it is one
+    :class:`~simulator.errors.InputError` naming the argument instead.
     """
 
     def __init__(self, policy, twin, capacity, seed=0, params=None, mode="semantic",
                  requests=None, vectors=None):
-        self.pol = policies.get(policy) if isinstance(policy, str) else policy
-        self.name = self.pol.name
-        self.mode = mode
-        params = dict(params or {})
+        self.pol = arguments.policy("policy", policy)
+        twin = twin_class("twin", twin)
+        capacity = arguments.integer("capacity", capacity)
+        seed = check_seed(seed)
+        params = arguments.policy_params("params", self.pol, params)
+        arguments.twin_params("params", twin, params)
         resolved = self.pol.resolve_params(params)
+        self.name = self.pol.name
+        if not isinstance(mode, str) or mode not in self.pol.modes:
+            raise InputError(f"mode must be one of the modes of policy '{self.name}' "
+                             f"({', '.join(self.pol.modes)}), got {arguments.shown(mode)}",
+                             "mode")
+        self.mode = mode
         if mode == "paging":
+            if vectors is not None:
+                raise InputError("vectors are for semantic mode; paging mode has requests",
+                                 "vectors")
+            requests = arguments.int_list("requests", [] if requests is None else requests)
+            if not requests:
+                raise InputError("requests must hold the request sequence of paging mode "
+                                 "(a list of integer ids), got none", "requests")
             trace = PagingTrace.from_requests(np.array(requests, np.int64))
             self.requests = trace.requests.tolist()
             n_keys, dim = trace.n_keys, 0
         else:
-            if vectors is None:
-                vectors = np.zeros((N_KEYS, DIM), np.float32)
+            if requests is not None:
+                raise InputError("requests are for paging mode; semantic mode has vectors",
+                                 "requests")
+            vectors = _vectors(vectors)
             trace, self.requests = None, None
-            n_keys, dim = np.shape(vectors)
+            n_keys, dim = vectors.shape
         if self.pol.unbounded:
             capacity = n_keys
         self.capacity = capacity
@@ -108,6 +132,7 @@ class HookDriver:
 
     def slot_of(self, key):
         """The slot holding ``key``, or -1."""
+        key = arguments.integer("key", key, -2**63, 2**63 - 1)
         hits = np.flatnonzero(self.slot_key == key)
         return int(hits[0]) if hits.size else -1
 
@@ -128,17 +153,35 @@ class HookDriver:
             f"{self.name}: victim {got}, the twin says {want}"
 
     def retrieve(self, slots, relevant):
-        """R_t = ``slots`` best first; hooks see it worst first."""
+        """R_t = ``slots`` best first (distinct occupied slots); hooks see it worst first.
+        ``relevant``: a bool per slot."""
+        slots = arguments.int_list("slots", slots, 0, self.slot_key.size - 1)
+        wrong = next((s for s in slots if self.slot_key[s] < 0), None)
+        if wrong is not None or len(set(slots)) != len(slots):
+            raise InputError(f"slots must be distinct occupied slots ({self.occupied()}), got "
+                             f"{arguments.shown(slots)}", "slots")
+        if not isinstance(relevant, (list, tuple, np.ndarray)) \
+                or len(relevant) != len(slots):
+            raise InputError(f"relevant must be a list of one bool per slot ({len(slots)}), "
+                             f"got {arguments.shown(relevant)}", "relevant")
+        relevant = [arguments.flag("relevant", r) for r in relevant]
         for s, rel in zip(reversed(slots), reversed(relevant)):
             self.pol.on_hit(self.state, s, self.t, rel)
         self.twin.on_retrieve(self.t, [int(self.slot_key[s]) for s in slots], relevant)
 
     def feedback(self, loss):
+        """The step's miss cost ``loss`` in [0, 1] (its quality is 1 - loss)."""
+        loss = arguments.number("loss", loss, low=0.0)
+        if loss > 1.0:
+            raise InputError(f"loss must be a finite number in [0, 1], got {loss!r}", "loss")
         self.pol.on_feedback(self.state, self.t, loss, 1.0 - loss)
         self.twin.on_feedback(self.t, loss, 1.0 - loss)
 
     def arrive(self, key, pick):
-        """Arrival of ``key``; ``pick`` chooses among free slots.  Ends the step."""
+        """Arrival of ``key`` (0 .. n - 1); ``pick`` (an integer >= 0) chooses among free
+        slots.  Ends the step."""
+        key = arguments.integer("key", key, 0, len(self.vectors) - 1)
+        pick = arguments.integer("pick", pick, 0, 2**63 - 1)
         x = self.vectors[key]
         s = self.slot_of(key)
         ok = False
@@ -172,6 +215,8 @@ class HookDriver:
     def delete(self):
         """Ask ``delete`` once and remove what it names; whether it named a slot."""
         d = int(self.pol.delete(self.state, self.t, self.cache))
+        assert d == -1 or (0 <= d < self.slot_key.size and self.slot_key[d] >= 0), \
+            f"{self.name}: delete named slot {d}, which holds no item"
         want = self.twin.delete(self.t, self.items)
         assert d == -1 if want is None else self.slot_key[d] == want, f"{self.name}: delete"
         if d >= 0:
@@ -185,6 +230,13 @@ class HookDriver:
 
     def request(self, pick):
         """Paging mode: the next request of the pre-drawn sequence."""
+        if self.mode != "paging":
+            raise InputError("mode is semantic: request() plays paging mode's requests; "
+                             "call arrive()", "mode")
+        if self.t >= len(self.requests):
+            raise InputError(f"every request has been played ({len(self.requests)}); give "
+                             "a longer requests list", "requests")
+        pick = arguments.integer("pick", pick, 0, 2**63 - 1)
         key = self.requests[self.t]
         s = self.slot_of(key)
         if s >= 0:
@@ -197,7 +249,11 @@ class HookDriver:
             self.arrive(key, pick)
 
     def remove_any(self, s):
-        """A deletion the policy did not choose (the engine's ``remove_slot`` of any slot)."""
+        """A deletion the policy did not choose (the engine's ``remove_slot`` of any
+        occupied slot ``s``)."""
+        s = arguments.integer("s", s, 0, self.slot_key.size - 1)
+        if self.slot_key[s] < 0:
+            raise InputError(f"s must be an occupied slot ({self.occupied()}), got {s}", "s")
         self._remove(s)
 
     def check(self):
@@ -205,3 +261,19 @@ class HookDriver:
         occ = self.occupied()
         assert self.counts[0] == len(occ) <= self.capacity
         assert sorted(int(self.slot_key[s]) for s in occ) == sorted(self.items)
+
+
+def _vectors(vectors) -> np.ndarray:
+    """Semantic mode's vectors: an [n, d] array of finite numbers, n, d >= 1."""
+    if vectors is None:
+        return np.zeros((N_KEYS, DIM), np.float32)
+    try:
+        with np.errstate(over="ignore"):  # a value past float32 becomes inf, refused below
+            array = np.asarray(vectors, np.float32)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.ndim != 2 or 0 in array.shape \
+            or not np.isfinite(array).all():
+        raise InputError("vectors must be an [n, d] array of finite numbers (a vector per "
+                         f"key, n and d >= 1), got {arguments.shown(vectors)}", "vectors")
+    return array

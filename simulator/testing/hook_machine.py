@@ -23,9 +23,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule)
 
-from simulator import policies
 from simulator.kernels import normalize_rows
+from simulator.testing import arguments
 from simulator.testing.hook_driver import DIM, N_KEYS, HookDriver
+from simulator.testing.twin import twin_class
 
 STEPS = 40  # paging requests drawn up front: a machine of this many steps never runs out
 
@@ -41,13 +42,22 @@ def hook_machine(policy, twin, param_values=None, max_capacity=5):
         Its :class:`~simulator.testing.twin.Twin` subclass.
     param_values : dict, optional
         Parameter name -> values worth trying; each run draws a subset of the policy's
-        own parameters from it (the others keep their defaults).
+        own parameters from it (the others keep their defaults; names of other registered
+        policies' parameters are left out, as by :func:`simulator.testing.policy_params`).
     max_capacity : int
         K is drawn from 1 .. ``max_capacity``.
+
+    Every argument is checked here (one :class:`~simulator.errors.InputError` naming
+    it): a parameter of the policy in ``param_values`` must be the twin's too
+    (``defaults``), and each of its values one the policy accepts.
     """
-    pol = policies.get(policy) if isinstance(policy, str) else policy
-    values = dict(param_values or {})
-    names = sorted(set(pol.params) & set(values))
+    pol = arguments.policy("policy", policy)
+    twin = twin_class("twin", twin)
+    values = arguments.param_values("param_values", pol, param_values)
+    for name in values:
+        arguments.twin_params("param_values", twin, {name: None})
+    max_capacity = arguments.integer("max_capacity", max_capacity)
+    names = sorted(values)
     vector = st.lists(st.integers(-2, 2), min_size=DIM, max_size=DIM).filter(any)
 
     class HookMachine(RuleBasedStateMachine):
@@ -60,7 +70,10 @@ def hook_machine(policy, twin, param_values=None, max_capacity=5):
                     requests=st.lists(st.integers(0, 7), min_size=STEPS, max_size=STEPS + 10),
                     vectors=st.lists(vector, min_size=N_KEYS, max_size=N_KEYS))
         def start(self, mode, capacity, seed, params, requests, vectors):
-            vecs = normalize_rows(np.array(vectors, np.float32))
+            if mode == "paging":
+                vecs = None
+            else:
+                vecs, requests = normalize_rows(np.array(vectors, np.float32)), None
             self.driver = HookDriver(pol, twin, capacity, seed, params, mode, requests, vecs)
             self.phase = 0  # 0: may retrieve, 1: may give feedback, 2: must arrive
 

@@ -2,7 +2,9 @@
 
 Slow and obvious on purpose.  Written from docs/model.md and the policies' docstrings, not
 from the simulator's engine code: no numba, nothing from ``simulator`` but a trace's
-arrays (the model is :mod:`simulator.testing.reference_model`).  The cache is a dict of
+arrays and the argument checks (the model is :mod:`simulator.testing.reference_model`;
+a bad argument is one :class:`~simulator.errors.InputError` naming it, from
+:mod:`simulator.testing.arguments`, before the first step).  The cache is a dict of
 :class:`~simulator.testing.reference_model.Item` keyed by item key; a policy is a
 :class:`~simulator.testing.twin.Twin` subclass that sees whole steps (R_t best first) and
 answers by item key, never by slot.  :func:`reference_run` gives the per-step arrays and
@@ -21,7 +23,11 @@ from __future__ import annotations
 
 import math
 
+from simulator.errors import InputError
+from simulator.size_limits import MAX_SIZE
+from simulator.testing import arguments
 from simulator.testing.reference_model import Item, TwinContext, quality_of, retrieve
+from simulator.testing.twin import twin_class
 
 
 def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit", seed=0,
@@ -29,7 +35,8 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
     """One run of the :class:`~simulator.testing.twin.Twin` subclass ``twin`` on the
     semantic ``trace``: per-step lists and summary counters.
 
-    Takes :func:`simulator.run`'s options, with ``capacity`` None only beside a budget.
+    Takes :func:`simulator.run`'s options (``capacity`` None: 10, or no count limit
+    beside a budget).
     The lists are ``loss``, ``hit``, ``precision``, ``quality``, ``admitted``,
     ``evicted`` and ``deleted`` (a key or -1), ``size`` (items cached after the step) and
     ``evicted_all`` (every key evicted at the step); the counters are those of
@@ -37,8 +44,14 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
     With sizes or a budget (§1.8) an arrival larger than the budget is never offered and
     an admitted one evicts until the count and the total size fit.
     """
-    k = top_k
-    cls = twin
+    trace = arguments.semantic_trace("trace", trace)
+    cls = twin_class("twin", twin)
+    checked = arguments.model_options(capacity=capacity, top_k=top_k,
+                                      switch_cost=switch_cost, quality=quality, seed=seed,
+                                      budget=budget)
+    params = arguments.twin_params("params", cls, params)
+    (capacity, budget), k = checked.run_limits(), checked.top_k
+    switch_cost, seed = checked.switch_cost, checked.seed
     if cls.unbounded:
         capacity = budget = math.inf
     # the policy plans with K, or with a budget alone with B (the most items B can hold)
@@ -132,7 +145,8 @@ def reference_paging_run(requests, twin, capacity, seed=0, params=None, sizes=No
     """Paging mode: hit iff cached; a miss offers the requested object for admission.
 
     ``requests`` are dense keys (``PagingTrace.requests``); ``twin`` a
-    :class:`~simulator.testing.twin.Twin` subclass.  Returns ``hit``, ``admitted`` and
+    :class:`~simulator.testing.twin.Twin` subclass; ``capacity`` None is 10, or no count
+    limit beside a budget, as in :func:`simulator.run`.  Returns ``hit``, ``admitted`` and
     ``evicted`` per request (a key or -1: the first one evicted), and ``hits``,
     ``evictions`` (all of them), ``hit_size``, ``requested_size`` and ``too_large``.  With
     sizes or a budget (§1.8): a miss larger than the budget is never offered; an admission takes
@@ -141,7 +155,18 @@ def reference_paging_run(requests, twin, capacity, seed=0, params=None, sizes=No
     twin's ``delete`` names leaves (it is an eviction).  ``object_ids``: the trace's own
     id of each key (``PagingTrace.object_ids``), for twins that hash them.
     """
-    requests = [int(r) for r in requests]
+    requests = arguments.int_list("requests", requests)
+    twin = twin_class("twin", twin)
+    checked = arguments.model_options(capacity=capacity, budget=budget, seed=seed)
+    (capacity, budget), seed = checked.run_limits(), checked.seed
+    params = arguments.twin_params("params", twin, params)
+    if sizes is not None:
+        sizes = arguments.int_list("sizes", sizes, 1, MAX_SIZE, len(requests))
+    if object_ids is not None:
+        object_ids = arguments.int_list("object_ids", object_ids, 0, 2**64 - 1)
+        if len(object_ids) <= max(requests, default=-1):
+            raise InputError(f"object_ids must hold an id for every key (0 .. "
+                             f"{max(requests)}), got {len(object_ids)}", "object_ids")
     if twin.unbounded:
         capacity = budget = math.inf
     told = sizes is not None

@@ -1,8 +1,11 @@
 """The plain-Python model of docs/model.md §1 that the reference engine runs: items,
 similarity, retrieval, quality, and the SplitMix64/Beta twin of ``simulator.rng``.
 
-Written from docs/model.md, not from the simulator's code: no numba, no ``simulator``
-import.  Similarity follows ``simulator.kernels``: IEEE single precision, the float32
+Written from docs/model.md, not from the simulator's code: no numba, nothing of the
+simulator's model (only the argument checks of :mod:`simulator.testing.arguments`: a bad
+argument is one :class:`~simulator.errors.InputError` naming it).
+
+Similarity follows ``simulator.kernels``: IEEE single precision, the float32
 product of each coordinate pair added to a float32 accumulator in index order (no fused
 multiply-add).  Here every operation is done on Python floats and rounded to float32 by
 :func:`f32`; a float64 result rounded once to float32 is the correctly rounded float32
@@ -20,9 +23,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import struct
 
+from simulator.errors import InputError
+from simulator.testing import arguments
+
 MASK = 2**64 - 1
+MAX_SEED = 2**63 - 1  # the seeds of simulator.rng.check_seed
 
 
 # --------------------------------------------------------------------------- randomness
@@ -35,6 +43,9 @@ class SplitMix64:
     SALT_MUL = 0xD1B54A32D192ED03
 
     def __init__(self, seed: int, salt: int = 0):
+        # any integers, as new_stream takes them (a run's seed is checked where it is given)
+        arguments.integer("seed", seed, -math.inf, math.inf)
+        arguments.integer("salt", salt, -math.inf, math.inf)
         self.state = (int(seed) * self.GOLDEN + int(salt) * self.SALT_MUL) & MASK
 
     def next_u64(self) -> int:
@@ -55,7 +66,9 @@ class SplitMix64:
         return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
 
     def gamma(self, shape: float) -> float:
-        """Marsaglia–Tsang; a shape below 1 is boosted by U^(1/shape)."""
+        """Marsaglia–Tsang; a shape below 1 is boosted by U^(1/shape).  ``shape`` is
+        finite and > 0."""
+        arguments.number("shape", shape, above=0.0)
         boost = 1.0
         if shape < 1.0:
             boost = (1.0 - self.uniform()) ** (1.0 / shape)
@@ -73,7 +86,10 @@ class SplitMix64:
                 return d * v * boost
 
     def beta(self, a: float, b: float) -> float:
-        """Beta(a, b) as Gamma(a) / (Gamma(a) + Gamma(b)), in that order."""
+        """Beta(a, b) as Gamma(a) / (Gamma(a) + Gamma(b)), in that order; ``a`` and ``b``
+        finite and > 0."""
+        arguments.number("a", a, above=0.0)
+        arguments.number("b", b, above=0.0)
         x = self.gamma(a)
         y = self.gamma(b)
         return x / (x + y)
@@ -90,6 +106,14 @@ class Item:
     topic: int
     adm: int  # step at which it was admitted
 
+    def __post_init__(self):
+        arguments.integer("key", self.key, -2**63, MASK)
+        if isinstance(self.vec, (str, bytes)) or not hasattr(self.vec, "__len__"):
+            raise InputError(f"vec must be a list of numbers, got {arguments.shown(self.vec)}",
+                             "vec")
+        arguments.integer("topic", self.topic, -1, MASK)
+        arguments.integer("adm", self.adm, 0, MASK)
+
 
 def f32(v: float) -> float:
     """``v`` rounded to the nearest float32 (ties to even), as a Python float."""
@@ -97,7 +121,25 @@ def f32(v: float) -> float:
 
 
 def similarity(q, x) -> float:
-    """Cosine of two unit float32 vectors, in float32, index order."""
+    """Cosine of two unit float32 vectors (lists of finite numbers of one length), in
+    float32, index order."""
+    for name, v in (("q", q), ("x", x)):
+        if isinstance(v, (str, bytes)) or not hasattr(v, "__len__") or not all(
+                isinstance(c, numbers.Real) and not isinstance(c, bool) and math.isfinite(c)
+                for c in _floats(v)):
+            raise InputError(f"{name} must be a list of finite numbers, got "
+                             f"{arguments.shown(v)}", name)
+    if len(q) != len(x):
+        raise InputError(f"x must have the length of q ({len(q)}), got {len(x)}", "x")
+    return dot32(q, x)
+
+
+def _floats(v) -> list:
+    return v.tolist() if hasattr(v, "tolist") else list(v)
+
+
+def dot32(q, x) -> float:
+    """:func:`similarity` without the checks, for the reference engine's inner loop."""
     acc = 0.0
     for j in range(len(q)):
         acc = f32(acc + f32(float(q[j]) * float(x[j])))
@@ -106,7 +148,7 @@ def similarity(q, x) -> float:
 
 def retrieve(q, cache: dict, k: int) -> list:
     """R_t best first: similarity desc, then admission step asc, then key asc."""
-    scored = [(-similarity(q, it.vec), it.adm, it.key) for it in cache.values()]
+    scored = [(-dot32(q, it.vec), it.adm, it.key) for it in cache.values()]
     scored.sort()
     return [(key, -neg) for neg, _, key in scored[:k]]
 
@@ -126,7 +168,8 @@ def quality_of(setting, n_rel, n_ret, k, best_sim):
 class TwinContext:
     """What a twin may know: the run's options and, for offline ones (paging), the whole
     request sequence.  ``capacity`` is the count limit it plans with (``math.inf`` when
-    unbounded); ``params`` the parameters given (the twin fills in its ``defaults``)."""
+    unbounded); ``params`` the parameters given (the twin fills in its ``defaults``).
+    Each field is checked when built (one InputError naming it)."""
 
     capacity: float
     params: dict
@@ -136,4 +179,20 @@ class TwinContext:
     mode: str = "semantic"
     object_ids: list | None = None  # a paging trace's own id of each key
 
+    def __post_init__(self):
+        if not (isinstance(self.capacity, float) and self.capacity == math.inf):
+            try:
+                arguments.integer("capacity", self.capacity)
+            except InputError:
+                raise InputError(f"capacity must be an integer >= 1 or math.inf, got "
+                                 f"{arguments.shown(self.capacity)}", "capacity") from None
+        self.params = arguments.mapping("params", self.params, none=False)
+        arguments.integer("seed", self.seed, 0, MAX_SEED)
+        arguments.number("switch_cost", self.switch_cost, low=0.0)
+        if not isinstance(self.mode, str) or self.mode not in ("semantic", "paging"):
+            raise InputError(f"mode must be 'semantic' or 'paging', got "
+                             f"{arguments.shown(self.mode)}", "mode")
+        for name in ("requests", "object_ids"):
+            if getattr(self, name) is not None:
+                setattr(self, name, arguments.int_list(name, getattr(self, name), 0, MASK))
 

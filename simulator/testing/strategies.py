@@ -17,12 +17,26 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import strategies as st
 
+from simulator.errors import InputError
 from simulator.instance import Instance
+from simulator.run_options import check_top_k
+from simulator.runner import MAX_COST
+from simulator.size_limits import MAX_SIZE, MAX_TOTAL
+from simulator.testing import arguments
 from simulator.trace import PagingTrace, Trace
 
 VECTORS = ("grid", "float", "topics")
 KEYS = ("fresh", "same", "changed")
 QUALITIES = ("hit", "precision", "similarity")
+MAX_STEPS = 1000  # traces are tiny: hypothesis shrinks them, OPT solves them
+MAX_DIM = 64
+CHOICES = 4096  # half of what hypothesis draws for one example at most (8192 choices)
+# the mode-specific arguments of traces() and their defaults (one given to the other mode
+# is refused)
+_DEFAULTS = dict(dim=(3,), vectors=VECTORS, n_topics=4, keys=KEYS, evidence=True,
+                 unscored=True, max_keys=8)
+_INSTANCE_ARGUMENTS = {"sized", "max_steps", "max_capacity", "max_top_k", "switch_costs",
+                       "qualities", "max_budget", "min_steps", "max_size", *_DEFAULTS}
 # per-step weights: all 1 (the simplest, where shrinking ends), 0/1, or any in [0, 1]
 WEIGHTS = {"one": None, "binary": st.sampled_from([0.0, 1.0]),
            "any": st.sampled_from([0.0, 1.0, 0.5, 0.3, 0.8]) | st.floats(0, 1)}
@@ -40,9 +54,9 @@ def traces(mode="semantic", *, sized=False, min_steps=1, max_steps=8, dim=3,
     sized : bool
         Item sizes 1 .. ``max_size`` (semantic: one per key; paging: one per request).
     min_steps, max_steps : int
-        T, the number of steps (paging: requests).
+        T, the number of steps (paging: requests), at most :data:`MAX_STEPS`.
     dim : int or sequence of int
-        The vector dimension, or the dimensions to draw from.
+        The vector dimension, or the dimensions to draw from (1 .. :data:`MAX_DIM`).
     vectors : sequence of {"grid", "float", "topics"}
         How vectors are drawn: from a small pool of vectors with coordinates in -2 .. 2
         (exact similarity ties are common) or float32 ones, or as topic axes plus noise
@@ -57,19 +71,50 @@ def traces(mode="semantic", *, sized=False, min_steps=1, max_steps=8, dim=3,
         Whether some traces name relevant items per step, or leave steps unscored.
     max_keys : int
         Paging: the requests are over 1 .. ``max_keys`` objects.
+
+    ``dim``, ``vectors``, ``n_topics``, ``keys``, ``evidence`` and ``unscored`` are for
+    semantic traces, ``max_keys`` for paging ones: one given to the other mode is refused,
+    as is every bad value (one :class:`~simulator.errors.InputError` naming it).  A
+    sequence argument also takes a single value (``vectors="grid"``).  Hypothesis draws at
+    most 8192 choices for one example, so the smallest trace asked for must fit in half
+    of that: a semantic step draws about 2·dim + 8 of them.
     """
-    if not 1 <= min_steps <= max_steps:
-        raise ValueError(f"need 1 <= min_steps <= max_steps, got {min_steps}, {max_steps}")
+    mode = _mode(mode)
+    sized, evidence, unscored = (arguments.flag(n, v) for n, v in (
+        ("sized", sized), ("evidence", evidence), ("unscored", unscored)))
+    min_steps = arguments.integer("min_steps", min_steps, 1, MAX_STEPS)
+    max_steps = arguments.integer("max_steps", max_steps, 1, MAX_STEPS)
+    if max_steps < min_steps:
+        raise InputError(f"max_steps must be >= min_steps ({min_steps}), got {max_steps}",
+                         "max_steps")
+    max_size = arguments.integer("max_size", max_size, 1, MAX_SIZE)
+    if max_size * max_steps > MAX_TOTAL:
+        raise InputError(f"max_size × max_steps must be at most 2**61 (a trace's total "
+                         f"size), got {max_size} × {max_steps}", "max_size")
+    max_keys = arguments.integer("max_keys", max_keys)
+    dims = arguments.sequence("dim", dim, single=(int, np.integer))
+    dims = tuple(arguments.integer("dim", d, 1, MAX_DIM) for d in dims)
+    vectors = arguments.names("vectors", vectors, VECTORS)
+    keys = arguments.names("keys", keys, KEYS)
+    n_topics = arguments.integer("n_topics", n_topics, 0)
+    given = dict(dim=dims, vectors=vectors, n_topics=n_topics, keys=keys, evidence=evidence,
+                 unscored=unscored, max_keys=max_keys)
+    for name, value in given.items():
+        if (name == "max_keys") == (mode == "semantic") and value != _DEFAULTS[name]:
+            raise InputError(f"{name} is for {'paging' if mode == 'semantic' else 'semantic'}"
+                             f" traces, not {mode} ones; leave it out", name)
     if mode == "paging":
+        if min_steps * (1 + sized) > CHOICES:
+            raise InputError(f"min_steps must be at most {CHOICES // (1 + sized)} for "
+                             f"{'sized ' * sized}paging traces (hypothesis' limit on one "
+                             f"example), got {min_steps}", "min_steps")
         return _paging(sized, min_steps, max_steps, max_size, max_keys)
-    if mode != "semantic":
-        raise ValueError(f"mode must be 'semantic' or 'paging', got {mode!r}")
-    for name, given, valid in (("vectors", vectors, VECTORS), ("keys", keys, KEYS)):
-        if not given or set(given) - set(valid):
-            raise ValueError(f"{name} must be some of {valid}, got {given!r}")
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    return _semantic(sized, min_steps, max_steps, dims, tuple(vectors), n_topics,
-                     tuple(keys), evidence, unscored, max_size)
+    if min_steps * (2 * max(dims) + 8) > CHOICES:
+        raise InputError(f"min_steps × (2·dim + 8) must be at most {CHOICES} (hypothesis' "
+                         f"limit on one example), got {min_steps} × (2·{max(dims)} + 8): "
+                         "give fewer steps or a smaller dim", "min_steps")
+    return _semantic(sized, min_steps, max_steps, dims, vectors, n_topics, keys, evidence,
+                     unscored, max_size)
 
 
 def instances(*, sized=False, max_steps=6, max_capacity=3, max_top_k=3,
@@ -79,20 +124,58 @@ def instances(*, sized=False, max_steps=6, max_capacity=3, max_top_k=3,
 
     With the defaults (T ≤ 6, K ≤ 3) :func:`theory.opt.opt` is always exact.  K is drawn
     from 1 .. ``max_capacity``; k from 1 .. ``max_top_k``, or 1 .. K when it is None; λ
-    from ``switch_costs``; the quality from ``qualities``.  ``sized``: items have sizes
-    and a budget 1 .. ``max_budget`` is drawn, with K or without one (None).  Other
-    keywords go to :func:`traces`.
+    from ``switch_costs`` (finite, >= 0; one number or several); the quality from
+    ``qualities``.  ``sized``: items have sizes and a budget 1 .. ``max_budget`` is drawn,
+    with K or without one (None).  Other keywords go to :func:`traces` (semantic mode
+    only); a bad argument is one :class:`~simulator.errors.InputError` naming it.
     """
-    return _instances(traces(sized=sized, max_steps=max_steps, **trace_options), sized,
-                      max_capacity, max_top_k, tuple(switch_costs), tuple(qualities),
-                      max_budget)
+    wrong = sorted(set(trace_options) - set(_DEFAULTS) - {"min_steps", "max_size", "mode"})
+    if wrong:
+        raise InputError(f"{wrong[0]} is not an argument of instances() or traces(); they "
+                         f"take {', '.join(sorted(_INSTANCE_ARGUMENTS))}", wrong[0])
+    if trace_options.get("mode", "semantic") != "semantic":
+        raise InputError(f"mode must be 'semantic' for instances(), got "
+                         f"{arguments.shown(trace_options['mode'])}: for paging, draw "
+                         "traces('paging') and build Instance(trace, {'capacity': K})", "mode")
+    max_capacity = arguments.integer("max_capacity", max_capacity)
+    max_top_k = arguments.integer("max_top_k", max_top_k, none=True)
+    if max_top_k is not None:
+        try:  # a k whose retrieval buffers cannot fit would fail every drawn instance
+            check_top_k(max_top_k)
+        except InputError as exc:
+            raise InputError(f"max_top_k: {exc}", "max_top_k") from None
+    max_budget = arguments.integer("max_budget", max_budget)
+    qualities = arguments.names("qualities", qualities, QUALITIES)
+    steps = traces(sized=sized, max_steps=max_steps, **trace_options)  # checks them
+    costs = arguments.sequence("switch_costs", switch_costs,
+                               single=(int, float, np.integer, np.floating))
+    for cost in costs:
+        arguments.number("switch_costs", cost, low=0.0)
+        if max_steps * (1.0 + cost) > MAX_COST:
+            raise InputError(f"switch_costs: {cost:g} makes the largest cost T·(1 + λ) over "
+                             f"{max_steps} steps exceed {MAX_COST:g}", "switch_costs")
+    return _instances(steps, sized, max_capacity, max_top_k, tuple(map(float, costs)),
+                      qualities, max_budget)
 
 
 def policy_params(policy, values):
-    """Dicts of some of ``policy``'s parameters (a :class:`~simulator.policies.base.Policy`),
-    each drawn from ``values[name]``; a parameter without values keeps its default."""
-    names = sorted(set(policy.params) & set(values))
-    return st.fixed_dictionaries({}, optional={n: st.sampled_from(values[n]) for n in names})
+    """Dicts of some of ``policy``'s parameters (a :class:`~simulator.policies.base.Policy`
+    or a registered name), each drawn from ``values[name]`` (a list of values, or one
+    value); a parameter without values keeps its default.  One ``values`` may serve
+    several policies: names of other registered policies' parameters are left out.  A
+    name that is no policy's parameter, or a value the policy refuses, is one InputError
+    naming ``values``."""
+    pol = arguments.policy("policy", policy)
+    values = arguments.param_values("values", pol, values, none=False)
+    return st.fixed_dictionaries({}, optional={n: st.sampled_from(v)
+                                               for n, v in sorted(values.items())})
+
+
+def _mode(mode):
+    if not isinstance(mode, str) or mode not in ("semantic", "paging"):
+        raise InputError(f"mode must be 'semantic' or 'paging', got {arguments.shown(mode)}",
+                         "mode")
+    return mode
 
 
 @st.composite
@@ -100,7 +183,7 @@ def _instances(draw, traces, sized, max_capacity, max_top_k, switch_costs, quali
                max_budget):
     trace = draw(traces)
     capacity = draw(st.integers(1, max_capacity), label="capacity")
-    top_k = draw(st.integers(1, max_top_k or capacity), label="top_k")
+    top_k = draw(st.integers(1, capacity if max_top_k is None else max_top_k), label="top_k")
     options = dict(capacity=capacity, top_k=top_k,
                    switch_cost=draw(st.sampled_from(switch_costs), label="switch_cost"),
                    quality=draw(st.sampled_from(qualities), label="quality"))
@@ -148,7 +231,9 @@ def _pooled(draw, T, d, kind):
 def _around_topics(draw, T, d, qt, it):
     """(queries, items): each item on its topic's axis, each query on its topic's axis or
     the diagonal, plus noise in ±0.4 per coordinate."""
-    noise = np.array(_steps(draw, 2 * T * d, st.floats(-0.4, 0.4), "noise")).reshape(2, T, d)
+    # one list a vector: a list of 2·T·d would pass hypothesis' limit on one list
+    noise = np.array(_steps(draw, 2 * T, st.lists(st.floats(-0.4, 0.4), min_size=d,
+                                                  max_size=d), "noise")).reshape(2, T, d)
     eye = np.eye(d)
     items = eye[np.array(it) % d] * (np.array(it) >= 0)[:, None] + noise[0]
     items[np.array(it) < 0] += 0.2  # an item of no topic: near the diagonal

@@ -16,6 +16,8 @@ defaults always admit, notice nothing and never delete.
 
 from __future__ import annotations
 
+from simulator.errors import InputError
+from simulator.testing import arguments
 from simulator.testing.reference_model import TwinContext
 
 
@@ -48,9 +50,10 @@ class Twin:
     item_sizes: list | None = None
 
     def __init__(self, ctx: TwinContext):
-        unknown = set(ctx.params) - set(self.defaults)
-        if unknown:
-            raise ValueError(f"{type(self).__name__}: unknown parameters {sorted(unknown)}")
+        if not isinstance(ctx, TwinContext):
+            raise InputError(f"ctx must be a simulator.testing.TwinContext, got "
+                             f"{type(ctx).__name__} {arguments.shown(ctx)}", "ctx")
+        arguments.twin_params("params", type(self), ctx.params)
         self.p = {**self.defaults, **ctx.params}
         self.ctx = ctx
 
@@ -90,4 +93,17 @@ class Twin:
 
     def arriving_size(self, t) -> int:
         """The size of step t's arrival, or 1 when the engine told no sizes."""
-        return 1 if self.item_sizes is None else self.item_sizes[t]
+        if self.item_sizes is None:
+            return 1
+        return self.item_sizes[arguments.integer("t", t, 0, len(self.item_sizes) - 1)]
+
+
+def twin_class(name: str, value) -> type:
+    """``value`` if it is a subclass of :class:`Twin`, else one InputError naming the
+    argument ``name``."""
+    if not (isinstance(value, type) and issubclass(value, Twin)):
+        got = f"an instance of {type(value).__name__}" if isinstance(value, Twin) else \
+            f"{type(value).__name__} {arguments.shown(value)}"
+        raise InputError(f"{name} must be a subclass of simulator.testing.Twin (the class, "
+                         f"not an instance), got {got}", name)
+    return value
