@@ -34,13 +34,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import numbers
 from typing import Callable
-
-import numpy as np
 
 from simulator.errors import InputError
 from simulator.instance import OPTION_NAMES
+from theory.user_code import call, is_bool, is_number, shown
 
 OK, BROKEN, UNDECIDED = "ok", "broken", "undecided"
 STATUSES = (OK, BROKEN, UNDECIDED)
@@ -87,11 +85,11 @@ class Bound:
         if getattr(self.judge, "__module__", None) == __name__:
             said = self.judge(run, opt, instance)  # the constructors' judges check for you
         else:
-            said = call_user(self.judge, "judge(run, opt, instance)", run, opt, instance)
+            said = call(self.judge, "judge(run, opt, instance)", run, opt, instance)
         if not (isinstance(said, tuple) and len(said) == 2 and said[0] in STATUSES):
             raise InputError(f"judge(run, opt, instance) returned {shown(said)}; it must "
                              f"return (status, numbers), status one of {', '.join(STATUSES)}")
-        return said[0], checked_numbers(said[1], "judge(run, opt, instance)", text=True)
+        return said[0], _checked_numbers(said[1], "judge(run, opt, instance)", text=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -143,7 +141,7 @@ def modifications_at_most(f: Callable) -> Bound:
 
     def judge(run, opt, instance):
         s = run.summary()
-        limit = limit_of(f, "f(T)", f"T = {s['steps']}", s["steps"])
+        limit = _limit_of(f, "f(T)", f"T = {s['steps']}", s["steps"])
         return (OK if s["modifications"] <= limit + EPS else BROKEN,
                 dict(modifications=s["modifications"], limit=limit, T=s["steps"]))
 
@@ -174,7 +172,7 @@ def regret_at_most(f: Callable) -> Bound:
             r, comparator = eviction_regret(instance.trace, run, "greedy"), "greedy"
         T, K = instance.trace.steps, instance.options["capacity"]
         value = r.pseudo(T)
-        limit = limit_of(f, "f(K, T)", f"K = {K}, T = {T}", K, T)
+        limit = _limit_of(f, "f(K, T)", f"K = {K}, T = {T}", K, T)
         numbers = dict(regret=value, limit=limit, comparator=comparator)
         if value > limit + EPS:
             return BROKEN, numbers
@@ -201,11 +199,11 @@ def predicate(fn: Callable, text: str, needs_opt: bool = False) -> Bound:
                          f"{shown(needs_opt)}")
 
     def judge(run, opt, instance):
-        said = call_user(fn, "the predicate", run, opt, instance)
+        said = call(fn, "the predicate", run, opt, instance)
         if is_bool(said):
             return (OK if said else BROKEN), {}
         if isinstance(said, tuple) and len(said) == 2 and is_bool(said[0]):
-            return (OK if said[0] else BROKEN), checked_numbers(said[1], "the predicate")
+            return (OK if said[0] else BROKEN), _checked_numbers(said[1], "the predicate")
         raise InputError(f"the predicate returned {shown(said)}; it must return a bool "
                          "(numpy's too) or a pair (holds, numbers) of a bool and a dict of "
                          "names to numbers")
@@ -213,32 +211,19 @@ def predicate(fn: Callable, text: str, needs_opt: bool = False) -> Bound:
     return Bound(text, judge, needs_opt=needs_opt)
 
 
-def call_user(fn: Callable, what: str, *args):
-    """``fn(*args)``, your code: an exception it raises becomes one InputError naming
-    ``what`` and keeping your message."""
-    try:
-        return fn(*args)
-    except Exception as exc:  # noqa: BLE001 (your code: any exception is one line)
-        raise InputError(f"{what} raised {type(exc).__name__}: "
-                         f"{' '.join(str(exc).split()) or '(no message)'}") from None
 
-
-def limit_of(f: Callable, what: str, where: str, *args) -> float:
+def _limit_of(f: Callable, what: str, where: str, *args) -> float:
     """The limit ``f(*args)`` (``what`` names the call, ``where`` its arguments), which
     must be a finite number (not a bool)."""
-    value = call_user(f, f"{what} at {where}", *args)
+    value = call(f, f"{what} at {where}", *args)
     if not (is_number(value) and math.isfinite(value)):
         raise InputError(f"{what} returned {shown(value)} at {where}; it must return a "
                          "finite number (not a bool, NaN or infinity)")
     return float(value)
 
 
-def is_bool(value) -> bool:
-    """Whether ``value`` is a bool, Python's or numpy's."""
-    return isinstance(value, (bool, np.bool_))
 
-
-def checked_numbers(found, what: str, text: bool = False) -> dict:
+def _checked_numbers(found, what: str, text: bool = False) -> dict:
     """``found`` as a dict of names to numbers (no NaN; ``text`` allows strings too), no
     name a field of the kit's rows (:data:`ROW_FIELDS`); InputError otherwise."""
     if not isinstance(found, dict):
@@ -255,26 +240,9 @@ def checked_numbers(found, what: str, text: bool = False) -> dict:
     return dict(found)
 
 
-def is_number(value) -> bool:
-    """Whether ``value`` is a real number, not a bool (Python's or numpy's)."""
-    return isinstance(value, numbers.Real) and not is_bool(value)
-
-
-def _check_callable(where: str, name: str, fn, call: str) -> None:
+def _check_callable(where: str, name: str, fn, signature: str) -> None:
     if not callable(fn):
-        raise InputError(f"{where}: {name} must be a function, {call}, got {shown(fn)}")
-
-
-def shown(value) -> str:
-    """``value`` for an error line: a plain value's short repr, else its type's name (with
-    the short repr of a numpy scalar or a small container)."""
-    text = " ".join(repr(value).split())
-    text = text if len(text) <= 60 else text[:57] + "..."
-    if type(value) in (bool, int, float, str, type(None)):
-        return text
-    if isinstance(value, (np.generic, tuple, list, dict)) and len(text) <= 60:
-        return f"{type(value).__name__} {text}"
-    return f"a {type(value).__name__}"
+        raise InputError(f"{where}: {name} must be a function, {signature}, got {shown(fn)}")
 
 
 def _name(f) -> str:

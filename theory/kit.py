@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import os
 from typing import Any
 
@@ -48,6 +49,7 @@ from theory.claims.base import ClaimResult, by_subrange, plugin_of, save_instanc
 from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     UNCONFIRMABLE, VIOLATED, basis, check_record)
 from theory.families import Family, as_family
+from theory.user_code import call, is_bool, is_number, shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,7 +100,8 @@ class Claim:
         if self.form is not None and self.form not in UNCONFIRMABLE:
             raise InputError(f"{who}: form must be None or one of {UNCONFIRMABLE}, got "
                              f"{self.form!r}")
-        if isinstance(self.data, str) or not all(isinstance(d, str) for d in self.data):
+        if not (isinstance(self.data, (tuple, list)) and
+                all(isinstance(d, str) for d in self.data)):
             raise InputError(f"{who}: data must be a tuple of dataset names")
         object.__setattr__(self, "data", tuple(self.data))
         if not callable(self.instances):  # a function of quick is checked when called
@@ -161,7 +164,7 @@ def _instances(claim: Claim, quick: bool) -> Family:
     if not callable(claim.instances):
         return claim.instances
     with _blame(claim):
-        found = bound_kinds.call_user(claim.instances, f"instances(quick={quick})", quick)
+        found = call(claim.instances, f"instances(quick={quick})", quick)
     return _family(claim, found)
 
 
@@ -207,10 +210,10 @@ def _members(claim: Claim, family: Family) -> dict:
     found = {}
     for name, inside in (claim.subranges or {}).items():
         with _blame(claim, f"sub-range '{name}'"):
-            said = [bound_kinds.call_user(inside, "the predicate", inst) for inst in family]
+            said = [call(inside, "the predicate", inst) for inst in family]
             for i, s in enumerate(said):
-                if not bound_kinds.is_bool(s):
-                    raise InputError(f"the predicate returned {bound_kinds.shown(s)} on "
+                if not is_bool(s):
+                    raise InputError(f"the predicate returned {shown(s)} on "
                                      f"instance {i}; it must return a bool (True inside the "
                                      "sub-range)")
         found[name] = [bool(s) for s in said]
@@ -249,8 +252,7 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     if not isinstance(out_dir, (str, os.PathLike)) or not os.fspath(out_dir):
         raise InputError(f"out_dir must be a folder's path, got {out_dir!r}", "out_dir")
     out_dir = os.fspath(out_dir)
-    if time_limit is not None and not (bound_kinds.is_number(time_limit) and time_limit > 0
-                                       and time_limit < float("inf")):
+    if time_limit is not None and not (is_number(time_limit) and 0 < time_limit < math.inf):
         raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
                          "time_limit")
     start = time.perf_counter()
@@ -275,6 +277,11 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
         return save_instance(instance.trace, out_dir, name, model,
                              with_opt=claim.bound.needs_opt)
 
+    if broken:  # every judgement before any file is saved
+        first = min(broken, key=lambda r: r["steps"])
+        small = _shrunk(claim, family.instances[first["index"]], options[first["index"]],
+                        time_limit)
+        shrunk = _judge(claim, small, options[first["index"]], time_limit)[1]
     parts = None
     if claim.subranges:
         named = {k: (lambda r, m=m: m[r["index"]]) for k, m in members.items()}
@@ -286,16 +293,11 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
                  measured=dict(instances=len(rows), broken=len(broken),
                                undecided=len(undecided), rows=rows), subranges=parts)
     if broken:
-        first = min(broken, key=lambda r: r["steps"])
-        small = _shrunk(claim, family.instances[first["index"]], options[first["index"]],
-                        time_limit)
-        status, numbers = _judge(claim, small, options[first["index"]], time_limit)
-        inst = save(small, claim.id)
-        found["measured"]["shrunk"] = numbers
-        result = dict(found, verdict=VIOLATED, basis=based, instance=inst,
+        found["measured"]["shrunk"] = shrunk
+        result = dict(found, verdict=VIOLATED, basis=based, instance=save(small, claim.id),
                       evidence=f"{len(broken)} of {len(rows)} instances break "
                                f"{claim.bound.describe()}; shrunk to {small.steps} steps: "
-                               + _numbers(numbers))
+                               + _numbers(shrunk))
     elif undecided:
         result = dict(found, verdict=INCONCLUSIVE, basis=based,
                       evidence=f"none of {len(rows)} breaks it, but on {len(undecided)} OPT "
