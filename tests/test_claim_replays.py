@@ -101,16 +101,17 @@ def test_a_policy_object_given_in_python_replays_from_its_own_file(tmp_path, mon
     monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))
     (tmp_path / "twin_rules.py").write_text(TWIN)
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(sys.modules, "twin_rules", raising=False)
-    import twin_rules
-
     space = {"families": families, "bounds": bounds}
     exec(FAMILY, space)
-    claim = theory.Claim(id="python-twin", statement="FIFO costs little",
-                         policy=twin_rules.POLICY, instances=space["FAM"],
-                         bound=space["COSTS_LITTLE"])
-    result = theory.check(claim, out_dir=str(tmp_path / "co"))
-    monkeypatch.delitem(sys.modules, "twin_rules")
+    try:
+        import twin_rules
+
+        claim = theory.Claim(id="python-twin", statement="FIFO costs little",
+                             policy=twin_rules.POLICY, instances=space["FAM"],
+                             bound=space["COSTS_LITTLE"])
+        result = theory.check(claim, out_dir=str(tmp_path / "co"))
+    finally:
+        sys.modules.pop("twin_rules", None)
     run_line = result.instance["reproduce"][0]
     assert f"--plugin {tmp_path / 'twin_rules.py'}" in run_line
     assert _replayed_cost(run_line, tmp_path) == result.measured["shrunk"]["cost"]
@@ -129,3 +130,44 @@ def test_a_policy_no_file_defines_gets_no_plugin(held, tmp_path, monkeypatch):
     if held == "a script's __main__":
         monkeypatch.setattr(sys.modules["__main__"], "POLICY", policy, raising=False)
     assert plugin_of(policy) is None
+
+
+FROM_PLUGIN = '''
+import theory
+from theory import bounds, families
+
+from twin_rules import POLICY  # also given as --plugin: one module, one policy
+''' + FAMILY + '''
+CLAIM = theory.Claim(id="plugin-twin", statement="FIFO costs little", instances=FAM,
+                     policy=POLICY, bound=COSTS_LITTLE)
+'''
+
+
+def test_a_plugin_that_the_claims_file_imports_again_is_one_module(tmp_path, monkeypatch,
+                                                                   capsys):
+    """``--plugin twin_rules.py claims --file claims.py`` where the claims file imports
+    twin_rules by name: the import is the plugin itself, so its policy is registered once
+    (a second copy of the module clashed with the first: 'already registered')."""
+    from simulator import policies
+    from simulator.cli import main
+    from simulator.experiments import plugins
+    from theory import claims
+
+    for module in (policies, claims):
+        monkeypatch.setattr(module, "REGISTRY", dict(module.REGISTRY))
+        monkeypatch.setattr(module, "ORIGINS", dict(module.ORIGINS))
+    monkeypatch.setattr(plugins, "_LOADED", dict(plugins._LOADED))
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    (tmp_path / "twin_rules.py").write_text(TWIN)
+    (tmp_path / "claims.py").write_text(FROM_PLUGIN)
+    before = set(sys.modules)
+    try:
+        assert main(["--plugin", str(tmp_path / "twin_rules.py"), "claims", "--file",
+                     str(tmp_path / "claims.py"), "--out", str(tmp_path / "co"),
+                     "--json"]) == 0, capsys.readouterr().err
+        assert sys.modules["twin_rules"].POLICY is policies.REGISTRY["fifo_twin"]
+    finally:
+        for name in set(sys.modules) - before:
+            if "twin_rules" in name or name.startswith("semcache_plugin_claims"):
+                del sys.modules[name]
+    assert json.loads(capsys.readouterr().out)["claims"][0]["verdict"] == "violated"

@@ -73,15 +73,34 @@ def _import(spec: str):
     folder = os.path.dirname(spec)
     if folder not in sys.path:
         sys.path.insert(0, folder)
+    # one module per file: ``import stem`` beside it (a claims file importing this plugin)
+    # must not run the file a second time, with objects of its own (a policy registered
+    # twice), so the plugin answers to its plain name too, and a file imported already by
+    # that name is the plugin
+    stem = pathlib.Path(spec).stem
+    held = sys.modules.get(stem)
+    if held is not None and _file_of(held) == spec:
+        sys.modules[name] = held
+        return held
+    alias = stem.isidentifier() and held is None
     found = importlib.util.spec_from_file_location(name, spec)
     module = importlib.util.module_from_spec(found)
     sys.modules[name] = module
+    if alias:
+        sys.modules[stem] = module
     try:
         found.loader.exec_module(module)
     except BaseException:
         del sys.modules[name]
+        if alias:
+            del sys.modules[stem]
         raise
     return module
+
+
+def _file_of(module) -> str | None:
+    path = getattr(module, "__file__", None)
+    return str(pathlib.Path(path).resolve()) if isinstance(path, str) else None
 
 
 def load(text: str, option: str = "--plugin"):
