@@ -38,7 +38,7 @@ from typing import Callable
 
 from simulator.errors import InputError
 from simulator.instance import OPTION_NAMES
-from theory.user_code import call, is_bool, is_number, shown
+from theory.user_code import call, is_bool, is_finite, is_nan, is_number, shown
 
 OK, BROKEN, UNDECIDED = "ok", "broken", "undecided"
 STATUSES = (OK, BROKEN, UNDECIDED)
@@ -112,9 +112,9 @@ class _Opt:
 
 def ratio_at_most(c: float, additive: float = 0.0) -> Bound:
     """cost ≤ c·OPT + additive (a competitive ratio of at most c, up to ``additive``)."""
-    if not (is_number(c) and math.isfinite(c) and c > 0):
+    if not (is_finite(c) and c > 0):
         raise InputError(f"ratio_at_most: c must be a finite number > 0, got {shown(c)}")
-    if not (is_number(additive) and math.isfinite(additive)):
+    if not is_finite(additive):
         raise InputError(f"ratio_at_most: additive must be a finite number, got "
                          f"{shown(additive)}")
     c, additive = float(c), float(additive)
@@ -170,7 +170,7 @@ def regret_at_most(f: Callable) -> Bound:
             if "exceeds" not in str(exc):
                 raise
             r, comparator = eviction_regret(instance.trace, run, "greedy"), "greedy"
-        T, K = instance.trace.steps, instance.options["capacity"]
+        T, K = instance.trace.steps, run.summary()["capacity"]
         value = r.pseudo(T)
         limit = _limit_of(f, "f(K, T)", f"K = {K}, T = {T}", K, T)
         numbers = dict(regret=value, limit=limit, comparator=comparator)
@@ -216,7 +216,7 @@ def _limit_of(f: Callable, what: str, where: str, *args) -> float:
     """The limit ``f(*args)`` (``what`` names the call, ``where`` its arguments), which
     must be a finite number (not a bool)."""
     value = call(f, f"{what} at {where}", *args)
-    if not (is_number(value) and math.isfinite(value)):
+    if not is_finite(value):
         raise InputError(f"{what} returned {shown(value)} at {where}; it must return a "
                          "finite number (not a bool, NaN or infinity)")
     return float(value)
@@ -233,7 +233,7 @@ def _checked_numbers(found, what: str, text: bool = False) -> dict:
         if not isinstance(key, str) or key in ROW_FIELDS:
             raise InputError(f"{what} returned a number named {key!r}; names are strings "
                              f"other than {', '.join(ROW_FIELDS)}")
-        if not ((is_number(value) and not math.isnan(value))
+        if not ((is_number(value) and not is_nan(value))
                 or (text and isinstance(value, str))):
             raise InputError(f"{what} returned {key}={shown(value)}; each number must be "
                              "an int or a float, not NaN")

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import math
 import os
 from typing import Any
 
@@ -49,7 +48,7 @@ from theory.claims.base import ClaimResult, by_subrange, plugin_of, save_instanc
 from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     UNCONFIRMABLE, VIOLATED, basis, check_record)
 from theory.families import Family, as_family
-from theory.user_code import call, is_bool, is_number, shown
+from theory.user_code import call, is_bool, is_finite, shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,7 +251,7 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     if not isinstance(out_dir, (str, os.PathLike)) or not os.fspath(out_dir):
         raise InputError(f"out_dir must be a folder's path, got {out_dir!r}", "out_dir")
     out_dir = os.fspath(out_dir)
-    if time_limit is not None and not (is_number(time_limit) and 0 < time_limit < math.inf):
+    if time_limit is not None and not (is_finite(time_limit) and time_limit > 0):
         raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
                          "time_limit")
     start = time.perf_counter()

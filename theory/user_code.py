@@ -11,10 +11,13 @@ Traceback (most recent call last):
 simulator.errors.InputError: f(T) at T = 0 raised ZeroDivisionError: division by zero
 >>> shown(float("nan")), shown(None), is_number(True), is_bool(np.bool_(False))
 ('nan', 'None', False, True)
+>>> is_finite(10 ** 400), is_nan(np.float64("nan"))
+(False, True)
 """
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Callable
 
@@ -42,6 +45,23 @@ def is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not is_bool(value)
 
 
+def is_finite(value) -> bool:
+    """Whether ``value`` is a real number (not a bool) that a float holds finitely: not
+    NaN, not infinite, not an integer too large for a float."""
+    try:
+        return is_number(value) and math.isfinite(value)
+    except OverflowError:
+        return False
+
+
+def is_nan(value) -> bool:
+    """Whether ``value`` is a real number that is NaN (a huge integer is not)."""
+    try:
+        return is_number(value) and math.isnan(value)
+    except OverflowError:
+        return False
+
+
 def shown(value) -> str:
     """``value`` for an error line: a plain value's short repr, else its type's name (with
     the short repr of a numpy scalar or a small container)."""
@@ -49,6 +69,7 @@ def shown(value) -> str:
     text = text if len(text) <= 60 else text[:57] + "..."
     if type(value) in (bool, int, float, str, type(None)):
         return text
-    if isinstance(value, (np.generic, tuple, list, dict)) and len(text) <= 60:
-        return f"{type(value).__name__} {text}"
-    return f"a {type(value).__name__}"
+    name = type(value).__name__
+    if isinstance(value, (np.generic, np.ndarray, tuple, list, dict)) and len(text) <= 60:
+        return f"{name} {text}"
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
