@@ -94,7 +94,7 @@ class Claim:
         if self.params is not None and not (isinstance(self.params, dict) and
                                             all(isinstance(k, str) for k in self.params)):
             raise InputError(f"{who}: params must be a dict of the policy's parameters by "
-                             f"name, got {self.params!r}")
+                             f"name, got {shown(self.params)}")
         _check_subranges(who, self.subranges)
         if self.form is not None and self.form not in UNCONFIRMABLE:
             raise InputError(f"{who}: form must be None or one of {UNCONFIRMABLE}, got "

@@ -212,9 +212,12 @@ def plugin_of(value) -> str | None:
     import pathlib
     import sys
 
+    main = sys.modules.get("__main__")
     for name, module in list(sys.modules.items()):
         path = getattr(module, "__file__", None)
-        if name == "__main__" or not isinstance(path, str) or not path.endswith(".py"):
+        # the script itself, under any name (multiprocessing adds __mp_main__): loading it
+        # as a plugin would run the script again
+        if module is main or not isinstance(path, str) or not path.endswith(".py"):
             continue
         if not any(v is value for v in list(getattr(module, "__dict__", {}).values())):
             continue
