@@ -9,15 +9,21 @@ a readable report.  ``--markdown`` prints the claims table of docs/claims.md ins
 ``--update FILE`` (also spelt ``--update-readme``, its name from when the table stood in
 README.md) rewrites that section of FILE in place (between the ``<!-- claims:begin -->``
 and ``<!-- claims:end -->`` markers) from this run.  Breaking instances are saved under
-``--out`` (default ``claims-out``).
+``--out`` (default ``claims-out``), all together when the run succeeds: a run that fails
+(bad input, a full disk) leaves ``--out`` as it was.  ``--file FILE`` judges the
+:class:`theory.Claim` objects of your file instead (loaded as a plugin, its errors naming
+``--file``).  While a terminal watches, stderr says which claim is being checked.
 """
 
 from __future__ import annotations
+
+import sys
 
 from simulator.cli import output as out
 from simulator.cli import sections
 from simulator.errors import InputError
 from theory.claims import table
+from theory.claims.instance_files import staged
 from theory.claims.verdicts import label
 
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
@@ -55,15 +61,18 @@ def update_page(path: str, section: str) -> None:
 
 def file_claims(path: str) -> list:
     """The :class:`theory.Claim` objects at the top level of the Python file ``path`` (loaded
-    as a plugin, so the policies and workloads it defines are registered too)."""
+    as a plugin, so the policies and workloads it defines are registered too), each once."""
     import theory
     from simulator.experiments import plugins
 
     if not path.endswith(".py"):
         raise InputError(f"--file '{path}': give a Python file (.py) that defines "
                          "theory.Claim objects", "file")
-    module = plugins.load(path)
-    found = [v for v in vars(module).values() if isinstance(v, theory.Claim)]
+    module = plugins.load(path, option="--file")
+    found = []
+    for value in vars(module).values():
+        if isinstance(value, theory.Claim) and not any(value is f for f in found):
+            found.append(value)
     if not found:
         raise InputError(f"--file '{path}' defines no theory.Claim at its top level "
                          "(docs/extending.md: a claim)", "file")
@@ -84,8 +93,14 @@ def cmd_claims(args) -> int:
     if args.update is not None:
         check_page(args.update)
     out.check_folder(args.out)  # breaking instances are saved there after the work
-    progress = None if args.json else (lambda c: out.print_line(f"checking {c.id}: {c.title}"))
-    results = check_all(chosen, quick=args.quick, out_dir=args.out, progress=progress)
+    try:
+        with staged(args.out):  # every instance of the run lands in --out, or none does
+            results = check_all(chosen, quick=args.quick, out_dir=args.out,
+                                progress=_progress if sys.stderr.isatty() else None)
+    except InputError as exc:
+        if exc.param != "out_dir":
+            raise
+        raise InputError("--out" + str(exc)[len("out_dir"):], "out") from None
     if args.update is not None:
         update_page(args.update, markdown(results, args.quick))
     if args.json:
@@ -96,6 +111,11 @@ def cmd_claims(args) -> int:
         for r in results:
             print_result(r)
     return 0
+
+
+def _progress(claim) -> None:
+    sys.stderr.write(f"checking {claim.id}: {claim.title}\n")
+    sys.stderr.flush()
 
 
 def print_result(r) -> None:

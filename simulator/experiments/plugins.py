@@ -36,16 +36,21 @@ GROUP = "semcache.plugins"
 _LOADED: dict = {}  # spec -> module, in loading order
 
 
-def spec_of(text: str) -> str:
-    """A plugin's canonical spec: an absolute path for a file, else the module name."""
+def spec_of(text: str, option: str = "--plugin") -> str:
+    """A plugin's canonical spec: an absolute path for a file, else the module name.
+    ``option`` is what the errors name (``--file`` for ``semcache claims --file``)."""
+    if not isinstance(text, str):
+        raise InputError(f"{option} needs a file path or a module name, got "
+                         f"{type(text).__name__}", "plugin")
     text = text.strip()
     if not text:
-        raise InputError("--plugin needs a file path or a module name, got ''", "plugin")
+        raise InputError(f"{option} needs a file path or a module name, got ''", "plugin")
     if text.endswith(".py") or os.sep in text or (os.altsep and os.altsep in text):
         path = pathlib.Path(text).expanduser()
         if not path.is_file():
-            raise InputError(f"--plugin '{text}': no such file; give a .py file or an "
-                             "importable module name", "plugin")
+            raise InputError(f"{option} '{text}': no such file; give a .py file"
+                             + (" or an importable module name" if option == "--plugin"
+                                else ""), "plugin")
         return str(path.resolve())
     return text
 
@@ -63,33 +68,62 @@ def _import(spec: str):
     name = _module_name(spec)
     if name in sys.modules:
         return sys.modules[name]
+    # the file's folder first on the import path, as Python does for a script, so that it
+    # imports the modules beside it (and keeps them reachable while its hooks run)
+    folder = os.path.dirname(spec)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    # one module per file: ``import stem`` beside it (a claims file importing this plugin)
+    # must not run the file a second time, with objects of its own (a policy registered
+    # twice), so the plugin answers to its plain name too, and a file imported already by
+    # that name is the plugin
+    stem = pathlib.Path(spec).stem
+    held = sys.modules.get(stem)
+    if held is not None and _file_of(held) == spec:
+        sys.modules[name] = held
+        return held
+    alias = stem.isidentifier() and held is None
     found = importlib.util.spec_from_file_location(name, spec)
     module = importlib.util.module_from_spec(found)
     sys.modules[name] = module
+    if alias:
+        sys.modules[stem] = module
     try:
         found.loader.exec_module(module)
     except BaseException:
         del sys.modules[name]
+        if alias:
+            del sys.modules[stem]
         raise
     return module
 
 
-def load(text: str):
-    """Import one plugin (once per process) and register what it defines; the module."""
-    spec = spec_of(text)
+def _file_of(module) -> str | None:
+    path = getattr(module, "__file__", None)
+    return str(pathlib.Path(path).resolve()) if isinstance(path, str) else None
+
+
+def load(text: str, option: str = "--plugin"):
+    """Import one plugin (once per process) and register what it defines; the module.
+
+    A file plugin's folder goes first on the import path (``sys.path``) for the rest of
+    the process, as Python puts a script's, so the file may import the modules beside it.
+    ``option`` is what the errors name (``--file`` for ``semcache claims --file``).
+    """
+    spec = spec_of(text, option)
     if spec in _LOADED:
         return _LOADED[spec]
     try:
         module = _import(spec)
+        _register_all(module, spec)
     except InputError as exc:
-        raise InputError(f"--plugin '{text}': {exc}", "plugin") from None
+        raise InputError(f"{option} '{text}': {exc}", "plugin") from None
     except (ImportError, SyntaxError) as exc:
-        raise InputError(f"--plugin '{text}': cannot import it: {type(exc).__name__}: "
+        raise InputError(f"{option} '{text}': cannot import it: {type(exc).__name__}: "
                          f"{' '.join(str(exc).split())}", "plugin") from None
     except Exception as exc:  # noqa: BLE001 (the plugin's own code failed while importing)
-        raise InputError(f"--plugin '{text}': importing it raised {type(exc).__name__}: "
+        raise InputError(f"{option} '{text}': importing it raised {type(exc).__name__}: "
                          f"{' '.join(str(exc).split())}", "plugin") from None
-    _register_all(module, spec)
     _LOADED[spec] = module
     return module
 
@@ -113,6 +147,9 @@ def _register_all(module, spec: str) -> None:
             adversaries.register(value, origin=spec)
         elif isinstance(value, theory.Claim):
             register_claim(value, origin=spec)
+            held = value.policy
+            if isinstance(held, Policy) and policies.REGISTRY.get(held.name) is not held:
+                policies.register(held, origin=spec)  # a claim's own policy replays too
 
 
 def from_environment() -> list:

@@ -25,13 +25,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from typing import Callable
 
+from simulator.errors import InputError
+from simulator.registration import check_name
+from theory.claims import instance_files
 from theory.claims.verdicts import (HOLDS, INCONCLUSIVE, NOT_REFUTED, VERDICTS, VIOLATED,
                                     check_record, label, verdict)
 
+_FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
 __all__ = ["HOLDS", "INCONCLUSIVE", "NOT_REFUTED", "VERDICTS", "VIOLATED", "Claim",
-           "ClaimResult", "by_subrange", "parts_line", "save_instance"]
+           "ClaimResult", "by_subrange", "parts_line", "plugin_of", "save_instance"]
 
 
 @dataclasses.dataclass
@@ -90,6 +96,9 @@ class Claim:
     check: Callable
     form: str | None = None
     data: tuple = ()
+
+    def __post_init__(self):
+        check_name("claim", self.id, "id")
 
     def run(self, quick: bool, out_dir: str) -> ClaimResult:
         import time
@@ -154,33 +163,69 @@ def save_instance(trace, out_dir: str, name: str, model: dict,
                   with_opt: bool = True) -> dict:
     """Write a breaking instance and say how to reproduce it.
 
-    ``model`` holds the run options (``capacity``, ``top_k``, ``switch_cost``, ``quality``,
-    optional ``budget``, ``policy``, optional ``policy_params``); the commands repeat
-    them, with the ``--plugin`` that registered the policy if a plugin did.  ``with_opt``
-    adds the ``semcache opt`` command, for claims that compare with OPT.
+    ``name`` names the file, ``out_dir/name.npz``: letters, digits, ``_``, ``.`` and
+    ``-``, starting with a letter or digit (a claim id and what the kit appends to it),
+    so never a path of its own.  ``model``
+    holds the run options (``capacity``, ``top_k``, ``switch_cost``, ``quality``,
+    optional ``budget``, ``policy``, optional ``policy_params``, optional ``plugin``); the
+    commands repeat them, with the ``--plugin`` that defines the policy (``plugin``, else
+    the one that registered it).  ``with_opt`` adds the ``semcache opt`` command, for
+    claims that compare with OPT.
+
+    The file is written whole or not at all (:mod:`theory.claims.instance_files`): on an
+    ``OSError`` (a full or read-only disk) nothing is left and one InputError names
+    ``out_dir`` and the system's reason.
     """
     import shlex
 
     from simulator import policies
-    from simulator.trace_formats import save
 
-    os.makedirs(out_dir, exist_ok=True)
+    if not (isinstance(name, str) and len(name) <= 200 and _FILE_NAME.fullmatch(name)):
+        raise InputError(f"name {name!r} must be letters, digits, '_', '.' or '-', starting "
+                         "with a letter or digit (it names a file in out_dir)", "name")
     path = os.path.join(out_dir, f"{name}.npz")
-    save(trace, path)
+    try:
+        instance_files.write(trace, out_dir, f"{name}.npz")
+    except OSError as exc:
+        raise InputError(f"out_dir '{out_dir}': cannot save the instance {name}.npz: "
+                         f"{exc.strerror or exc}", "out_dir") from None
     opts = (f"--capacity {model.get('capacity') or 'none'} --top-k {model.get('top_k', 3)} "
             f"--switch-cost {model.get('switch_cost', 0.0):g} "
             f"--quality {model.get('quality', 'hit')}"
             + (f" --budget {model['budget']}" if model.get("budget") else ""))
     pp = "".join(f" --policy-param {k}={v}" for k, v in model.get("policy_params", {}).items())
     policy = model.get("policy")
-    plugin = policies.origin(policy) if policy else None
+    plugin = (model.get("plugin") or policies.origin(policy)) if policy else None
     plug = f" --plugin {shlex.quote(plugin)}" if plugin else ""
-    path = shlex.quote(path)
-    run = f"semcache run{plug} --trace {path} --policy {policy}{pp} {opts}" if policy else None
-    return {"trace": os.path.join(out_dir, f"{name}.npz"), "steps": int(trace.steps),
-            "model": dict(model),
-            "reproduce": [c for c in (run, with_opt and f"semcache opt --trace {path} {opts}")
+    quoted = shlex.quote(path)
+    run = f"semcache run{plug} --trace {quoted} --policy {policy}{pp} {opts}" if policy \
+        else None
+    return {"trace": path, "steps": int(trace.steps), "model": dict(model),
+            "reproduce": [c for c in (run, with_opt and f"semcache opt --trace {quoted} {opts}")
                           if c]}
+
+
+def plugin_of(value) -> str | None:
+    """The plugin that defines ``value`` for another process (a replay command): the file
+    of the module whose top level holds it, or its importable name inside a package; None
+    when none does (a script run as ``__main__``, a notebook, a function's local)."""
+    import pathlib
+    import sys
+
+    main = sys.modules.get("__main__")
+    for name, module in list(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        # the script itself, under any name (multiprocessing adds __mp_main__): loading it
+        # as a plugin would run the script again
+        if module is main or not isinstance(path, str) or not path.endswith(".py"):
+            continue
+        if not any(v is value for v in list(getattr(module, "__dict__", {}).values())):
+            continue
+        spec = getattr(module, "__spec__", None)
+        if spec is not None and spec.parent and spec.name == name:
+            return name  # a package's module: imported by name, its relative imports work
+        return str(pathlib.Path(path).resolve())
+    return None
 
 
 def _plain(value):
