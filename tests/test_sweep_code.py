@@ -1,6 +1,6 @@
 """A sweep store holds rows of one version of everything that decides them: a resume after
 an edit of a plugin's hook, of a trace file or of semcache refuses in one line naming it,
-and a damaged or foreign store is one line too."""
+and a damaged or foreign store is one line too; a store reads back without pandas."""
 
 import json
 import os
@@ -333,3 +333,27 @@ def test_only_data_files_read_by_this_thread_are_watched(tmp_path):
         reader.join()
     assert file_reads.data_files(seen) == [os.path.realpath(data)]
 
+
+def _one_row_store(path):
+    row = {"task_id": "t", "policy": "fifo", "hit_rate": 0.5}
+    sweep_store.write_part(str(path), "a", [row], '{"parts": {}}')
+    return row
+
+
+def test_a_store_reads_back_without_pandas(tmp_path, monkeypatch):
+    row = _one_row_store(tmp_path / "st")
+    monkeypatch.setitem(sys.modules, "pandas", None)  # `import pandas` fails
+    assert sweep_store.load_rows(str(tmp_path / "st")) == [row]
+    assert sweep_store.load_results(str(tmp_path / "st")).schema.metadata is None
+    with pytest.raises(InputError, match=r"^reading a sweep store as a DataFrame needs "
+                                         r"pandas, which this install lacks: pip install"):
+        sweep_store.load_frame(str(tmp_path / "st"))
+
+
+def test_a_store_reads_as_a_frame_with_pandas(tmp_path):
+    """pandas is a dependency: where it is installed, as the distribution asks."""
+    pandas = pytest.importorskip("pandas")
+    row = _one_row_store(tmp_path / "st")
+    frame = sweep_store.load_frame(str(tmp_path / "st"))
+    assert isinstance(frame, pandas.DataFrame) and frame.to_dict("records") == [row]
+    assert sweep_store.load_results(str(tmp_path / "st")).to_pandas().equals(frame)

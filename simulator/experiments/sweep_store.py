@@ -332,3 +332,17 @@ def load_rows(path: str) -> list:
     """:func:`load_results` as a list of dicts, one per row."""
     return load_results(path).to_pylist()
 
+
+def load_frame(path: str):
+    """:func:`load_results` as a pandas DataFrame (``load_results(path).to_pandas()``).
+
+    pandas is a dependency of semcache; an install without it (``pip install --no-deps``)
+    gets one InputError that says how to add it, not pyarrow's ImportError.
+    """
+    try:
+        import pandas  # noqa: F401 (to_pandas imports it; here its absence is one line)
+    except ImportError:
+        raise InputError("reading a sweep store as a DataFrame needs pandas, which this "
+                         "install lacks: pip install 'pandas>=2.1' (a dependency of "
+                         "semcache), or read load_results(path), a pyarrow Table") from None
+    return load_results(path).to_pandas()
