@@ -71,8 +71,11 @@ def forget(monkeypatch):
     """Registries and loaded plugins as they were, after the test."""
     import workloads
 
+    from workloads import adversaries
+
     monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))
     monkeypatch.setattr(workloads, "REGISTRY", dict(workloads.REGISTRY))
+    monkeypatch.setattr(adversaries, "REGISTRY", dict(adversaries.REGISTRY))
     monkeypatch.setattr(plugins, "_LOADED", dict(plugins._LOADED))
 
 
@@ -310,6 +313,19 @@ def test_the_code_covers_the_files_behind_a_policy_and_nothing_for_semcache(tmp_
         sys.path.remove(str(tmp_path))
     assert sweep_code.task_labels(dict(task, policy="via_helper")) == {
         SEMCACHE, f"plugin:{tmp_path / 'rules_33.py'}", f"plugin:{tmp_path / 'helper_33.py'}"}
+    # an adversary and a target policy that the adversarial workload's parameters name
+    (tmp_path / "nag_33.py").write_text(
+        "from workloads.adversary import Adversary\n\n\ndef _start(params, rng):\n"
+        "    return None, {}\n\n\nNAG = Adversary(name='nag_33', summary='s', "
+        "mode='paging', start=_start)\n")
+    plugins.load(str(tmp_path / "nag_33.py"))
+    attack = dict(task, workload="adversarial",
+                  params={"adversary": "nag_33", "target": "via_helper"})
+    assert sweep_code.task_labels(attack) == {
+        SEMCACHE, f"plugin:{tmp_path / 'nag_33.py'}", f"plugin:{tmp_path / 'rules_33.py'}",
+        f"plugin:{tmp_path / 'helper_33.py'}"}
+    assert sweep_code.named_origins([attack]) == [str(tmp_path / "nag_33.py"),
+                                                  str(tmp_path / "rules_33.py")]
     scope = {}
     exec(textwrap.dedent(RULES).replace("first_full_slot", "in_a_cell"), scope)  # no file
     policies.register(scope["POLICY"])

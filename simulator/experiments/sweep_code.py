@@ -112,13 +112,12 @@ def _registry(kind: str):
 
 def _labels(kind: str, name: str) -> frozenset:
     """The plugin and nofile labels of the registered ``kind`` ``name`` (none when it is
-    semcache's own)."""
+    semcache's own: its files are semcache's sources)."""
     registry = _registry(kind)
     obj = registry.REGISTRY[name]
     key = (kind, name, id(obj))
     if key not in _LABELS:
-        _LABELS[key] = frozenset() if registry.shipped(name) else _own_labels(
-            kind, name, obj, registry.origin(name))
+        _LABELS[key] = _own_labels(kind, name, obj, registry.origin(name))
     return _LABELS[key]
 
 
