@@ -145,11 +145,20 @@ def _own_labels(kind: str, name: str, obj, origin: str | None) -> frozenset:
 
 def task_labels(task: dict) -> frozenset:
     """The labels of semcache and of your code behind one run of a sweep's grid."""
-    labels = {SEMCACHE, *_labels("policy", task["policy"]),
-              *_labels("workload", task["workload"])}
-    for value in task["params"].values():
+    return _task_labels(*_what(task))
+
+
+def _what(task: dict) -> tuple:
+    """What a task's labels depend on: its policy, its workload and its text parameters."""
+    return (task["policy"], task["workload"],
+            tuple(v for v in task["params"].values() if isinstance(v, str)))
+
+
+def _task_labels(policy: str, workload: str, texts: tuple) -> frozenset:
+    labels = {SEMCACHE, *_labels("policy", policy), *_labels("workload", workload)}
+    for value in texts:  # a policy or an adversary that a workload parameter names
         for kind in ("policy", "adversary"):
-            if isinstance(value, str) and value in _registry(kind).REGISTRY:
+            if value in _registry(kind).REGISTRY:
                 labels.update(_labels(kind, value))
     return frozenset(labels)
 
@@ -172,7 +181,8 @@ def named_origins(tasks: list) -> list:
 def expected(tasks: list) -> dict:
     """The parts (label → hash) that this process sees for the code behind ``tasks``; a
     file of your code that cannot be read is an InputError."""
-    labels = set().union(*(task_labels(t) for t in tasks)) if tasks else {SEMCACHE}
+    labels = set().union(*(_task_labels(*key) for key in {_what(t) for t in tasks})) \
+        if tasks else {SEMCACHE}
     parts = {label: now(label) for label in sorted(labels, key=rank)}
     for label, value in parts.items():
         if value is None and label.startswith("plugin:"):
