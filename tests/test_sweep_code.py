@@ -219,6 +219,12 @@ HOSTILE = {
                                                         _fifo(w): "0" * 16}}),
                               "trace file '{work}/fifo', which the store's runs read, is "
                               "gone or not a regular file"),
+    "hash of two lines": (lambda w: _raw_manifest(w, json.dumps(
+        {"parts": {SEMCACHE: "a\nb"}, "codes": {}}).encode()), "'semcache' is not a label"),
+    "no manifest, a code of two lines": (lambda w: _store(w, {"a": None}, {"a": "x\ny"}),
+                                         "has code x\\ny and no manifest"),
+    "part name of two lines": (lambda w: _bytes_part(w, b"", "part-a\nb.parquet"),
+                               "cannot read 'part-a\\nb.parquet'"),
     "part not Parquet": (lambda w: _bytes_part(w, b"PAR1 half a part"), "cannot read"),
     "part empty": (lambda w: _bytes_part(w, b""), "cannot read"),
 }
@@ -238,9 +244,9 @@ def _no_code_column(work):
     pq.write_table(table.drop_columns(["code"]), part)
 
 
-def _bytes_part(work, data: bytes):
+def _bytes_part(work, data: bytes, name="part-a.parquet"):
     (work / "st").mkdir()
-    (work / "st" / "part-a.parquet").write_bytes(data)
+    (work / "st" / name).write_bytes(data)
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
@@ -260,6 +266,20 @@ def test_a_part_of_this_version_without_a_manifest_is_resumed(tmp_path):
                         capacities=[3]), str(tmp_path / "st"), workers=0, resume=True)
     assert (result.rows_written, result.rows_skipped) == (1, 0)
     assert {r["code"] for r in sweep_store.load_rows(str(tmp_path / "st"))} == {code_id()}
+
+
+def test_a_resume_may_add_rows_that_depend_on_more(tmp_path, forget):
+    """A store of semcache's code alone takes rows of a plugin's workload, then keeps it."""
+    _store(tmp_path, {"a": {SEMCACHE: code_id()}})
+    (tmp_path / "wl.py").write_text(FROM_FILE)
+    np.save(tmp_path / "beside.npy", np.arange(30) % 7)
+    plugins.load(str(tmp_path / "wl.py"))
+    grid = Grid("requests_beside", policies=["fifo"], capacities=[3])
+    assert sweep(grid, str(tmp_path / "st"), workers=0, resume=True).rows_written == 1
+    labels = set().union(*(json.loads(text)["parts"] for _, _, text in
+                           sweep_store.part_codes(str(tmp_path / "st"))))
+    assert labels == {SEMCACHE, f"plugin:{tmp_path / 'wl.py'}",
+                      f"trace:{tmp_path / 'beside.npy'}"}
 
 
 @pytest.mark.parametrize("where", ["before it runs", "in its rows"])

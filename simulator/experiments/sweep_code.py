@@ -37,6 +37,7 @@ from simulator import kernel_cache
 from simulator.errors import InputError
 from simulator.experiments import file_reads
 from simulator.experiments.code_id import code_id, package_folders
+from simulator.experiments.sweep_store import shown
 
 SEMCACHE = "semcache"
 KINDS = ("semcache", "plugin", "trace", "input", "nofile")  # the order differences are named
@@ -92,8 +93,9 @@ def describe(label: str) -> str:
     kind, _, rest = label.partition(":")
     if kind == SEMCACHE:
         return "semcache's own sources"
-    shown = f"'{rest}'" if rest.isprintable() else ascii(rest)  # one line, whatever it is
-    return f"{_WORDS[kind]} {shown}" if kind in _WORDS else f"{shown[1:-1]}, whose code has no file"
+    if kind in _WORDS:
+        return f"{_WORDS[kind]} {shown(rest)}"
+    return f"{shown(rest)[1:-1]}, whose code has no file"
 
 
 def rank(label: str) -> tuple:

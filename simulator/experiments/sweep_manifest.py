@@ -21,6 +21,7 @@ from simulator.errors import InputError
 from simulator.experiments import sweep_code
 from simulator.experiments.code_id import code_id
 from simulator.experiments.sweep_code import SEMCACHE, describe, now, row_code
+from simulator.experiments.sweep_store import shown
 
 _FIX = "restore it to resume, or sweep into another folder"
 
@@ -34,7 +35,8 @@ def stored_parts(path: str, found: list) -> dict:
         for label, value in _part(path, name, codes, text).items():
             if merged.setdefault(label, value) != value:
                 raise InputError(f"out '{path}' already mixes two versions of "
-                                 f"{describe(label)} (parts '{first[label]}' and '{name}'); "
+                                 f"{describe(label)} (parts {shown(first[label])} and "
+                                 f"{shown(name)}); "
                                  "keep the parts of one, or start the sweep in another "
                                  "folder", "out")
             first.setdefault(label, name)
@@ -44,9 +46,10 @@ def stored_parts(path: str, found: list) -> dict:
 def _part(path: str, name: str, codes, text) -> dict:
     if text is None:  # a part with no manifest: its code named semcache's sources
         if codes is None or set(codes) != {code_id()}:
-            shown = "none" if codes is None else ", ".join(sorted(set(codes) - {code_id()}))
+            other = ", ".join(shown(c)[1:-1] for c in sorted(set(codes or ()) - {code_id()}))
             raise InputError(f"out '{path}' holds runs of another version of semcache (part "
-                             f"'{name}' has code {shown} and no manifest of its code; this "
+                             f"{shown(name)} has code {other[:200] or 'none'} and no manifest "
+                             f"of its code; this "
                              f"one is {code_id()}); resume it with that version, or give "
                              "another folder", "out")
         return {SEMCACHE: code_id()}
@@ -58,7 +61,7 @@ def _part(path: str, name: str, codes, text) -> dict:
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         problem = f"it is not a manifest ({type(exc).__name__})"
     if problem:
-        raise InputError(f"out '{path}': part '{name}' has a damaged code manifest "
+        raise InputError(f"out '{path}': part {shown(name)} has a damaged code manifest "
                          f"({problem}), so a resume cannot tell which code made its rows; "
                          "restore the part, or start the sweep in another folder", "out")
     return parts
@@ -72,7 +75,8 @@ def _problem(parts, listed, codes) -> str | None:
     for label, value in parts.items():
         kind = label.partition(":")[0]
         if kind not in sweep_code.KINDS or not label.isprintable() or not (
-                isinstance(value, str) or (value is None and kind == "nofile")):
+                (isinstance(value, str) and value.isalnum() and len(value) <= 64)
+                or (value is None and kind == "nofile")):
             return f"part {label[:80]!r} is not a label and a hash"
     for code in codes:
         labels = listed.get(code)

@@ -91,7 +91,8 @@ def _read(path: str, name: str, columns=None) -> pa.Table:
     try:
         return pq.read_table(os.path.join(path, name), columns=columns)
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
+        raise InputError(f"sweep store '{path}': cannot read {shown(name)}: "
+                         f"{' '.join(str(exc).split())}") from None
 
 
 def _check_parent(path: str) -> None:
@@ -175,7 +176,8 @@ def part_codes(path: str) -> list:
         try:
             meta = pq.read_schema(os.path.join(path, name)).metadata or {}
         except (OSError, pa.ArrowException) as exc:
-            raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
+            raise InputError(f"sweep store '{path}': cannot read {shown(name)}: "
+                             f"{' '.join(str(exc).split())}") from None
         text = meta.get(MANIFEST)
         found.append((name, codes, None if text is None else text.decode("utf-8", "replace")))
     return found
@@ -230,7 +232,8 @@ def _keys(path: str, name: str, wanted: tuple) -> pa.Table:
             present = [c for c in wanted if c in part.schema_arrow.names]
             table = part.read(columns=present)
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
+        raise InputError(f"sweep store '{path}': cannot read {shown(name)}: "
+                         f"{' '.join(str(exc).split())}") from None
     if "task_id" in wanted and "task_id" not in table.column_names:
         raise _damaged(path, name, "has no task_id column")
     for column in table.column_names:
@@ -250,8 +253,14 @@ def _is_text(kind: pa.DataType) -> bool:
 
 
 def _damaged(path: str, name: str, what: str) -> InputError:
-    return InputError(f"out '{path}': part '{name}' {what}, so it is damaged or not a "
+    return InputError(f"out '{path}': part {shown(name)} {what}, so it is damaged or not a "
                       "sweep's; restore the part, or start the sweep in another folder", "out")
+
+
+def shown(name: str) -> str:
+    """``name`` (a file's, a stored value) quoted on one line: as it is when printable,
+    else with Python's escapes (a file name may hold a newline)."""
+    return f"'{name}'" if name.isprintable() else ascii(name)
 
 
 def _try_writing(folder: str, what: str) -> None:
