@@ -70,16 +70,26 @@ def _user_files(fn, found: set) -> bool:
     return all(_user_files(c, found) for c in callees if hasattr(c, "py_func"))
 
 
+def user_files(functions) -> list | None:
+    """The files outside the package behind ``functions`` and behind the compiled functions
+    they call, by name or as a module's attribute (recursively), sorted: what the cache
+    names hash.  None when one of them has no file on disk (a notebook cell, ``exec``)."""
+    found = set()
+    if not all(_user_files(fn, found) for fn in functions):
+        return None
+    return sorted(found)
+
+
 def _user_hash(policy, hooks) -> str | None:
     """The hash of the user files behind ``policy``'s hooks ('' if none), or None when a
     hook has no file to hash."""
-    found = set()
-    if not all(_user_files(getattr(policy, name), found) for name in hooks):
+    found = user_files([getattr(policy, name) for name in hooks])
+    if found is None:
         return None
     if not found:
         return ""
     digest = hashlib.sha1()
-    for path in sorted(found):
+    for path in found:
         digest.update(str(path).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:10]
 

@@ -137,9 +137,10 @@ def test_rows_carry_the_code_that_ran_them(tmp_path):
     assert {row["code"] for row in load_rows(out)} == {code_id()}
 
 
-@pytest.mark.parametrize("stored, shown", [("0123456789ab", "code 0123456789ab"),
-                                           (None, "code none recorded")])
+@pytest.mark.parametrize("stored, shown", [("0123456789ab", "has code 0123456789ab"),
+                                           (None, "has code none")])
 def test_resume_refuses_a_store_begun_by_another_version(tmp_path, stored, shown):
+    """A part with no code manifest (as parts were written before they kept one)."""
     from simulator.errors import InputError
     from simulator.experiments.sweep_store import write_part
 
@@ -148,16 +149,20 @@ def test_resume_refuses_a_store_begun_by_another_version(tmp_path, stored, shown
     row = {"task_id": "elsewhere", "policy": "fifo"}
     write_part(out, "old", [row if stored is None else dict(row, code=stored)])
     with pytest.raises(InputError, match=f"holds runs of another version of semcache "
-                                         f"\\({shown}; this one is "):
+                                         f"\\(part 'part-old.parquet' {shown} and no "
+                                         "manifest of its code; this one is "):
         sweep(TINY, out, workers=0, resume=True)
     assert os.listdir(out) == ["part-old.parquet"]  # nothing was run or written
 
 
 def test_a_worker_with_another_version_stops_the_sweep(tmp_path, monkeypatch):
+    """A worker of a version before manifests: its rows carry its own code and no
+    manifest comes back."""
     from simulator.errors import InputError
 
     def elsewhere(chunk):
         rows, info = run_chunk(chunk)
+        del info["manifest"]
         return [dict(r, code="0123456789ab") for r in rows], info
 
     run_chunk = sw.run_chunk

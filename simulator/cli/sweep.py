@@ -154,7 +154,9 @@ def add_parser(sub) -> None:
     p.add_argument("--out", metavar="DIR", required=True,
                    help="the Parquet store: a directory of part files")
     p.add_argument("--resume", action="store_true",
-                   help="continue the store at --out, skipping runs it already holds")
+                   help="continue the store at --out, skipping runs it already holds "
+                        "(refused when the code or the files its rows were made with "
+                        "changed since)")
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                    help="use a running Dask scheduler instead of a local cluster")
     p.add_argument("--workers", metavar="N", type=int,

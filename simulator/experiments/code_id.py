@@ -20,13 +20,19 @@ _PACKAGES = ("simulator", "workloads", "theory")
 
 
 @functools.cache
+def package_folders() -> dict:
+    """Each package's name and the folder it is imported from (resolved)."""
+    return {package: pathlib.Path(importlib.util.find_spec(package).origin).parent.resolve()
+            for package in _PACKAGES}
+
+
+@functools.cache
 def code_id() -> str:
     """12 hex digits of a SHA-1 over every ``.py`` file of the three packages (path inside
     the package and contents, in path order): the same for two copies of the same code on
     any machine, wherever they are installed."""
     digest = hashlib.sha1()
-    for package in _PACKAGES:
-        folder = pathlib.Path(importlib.util.find_spec(package).origin).parent
+    for package, folder in package_folders().items():
         for path in sorted(folder.rglob("*.py")):
             digest.update(f"{package}/{path.relative_to(folder).as_posix()}".encode() + b"\0")
             digest.update(path.read_bytes())

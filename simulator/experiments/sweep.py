@@ -5,16 +5,16 @@ switch_cost × quality.  Each grid point is one run of :func:`simulator.runner.r
 row of the store (:mod:`simulator.experiments.sweep_store`): the run record of ``summary()`` (its
 ``params``, the policy's parameters, as JSON text), plus ``workload``, one
 ``param.<name>`` column per workload parameter, ``task_id``, a hash of the run's
-canonical configuration, and ``code``, the version of semcache that ran it
-(:func:`~simulator.experiments.code_id.code_id`; a store is only resumed by that version).  Because
-the id names one run, a resumed sweep skips exactly the runs already stored, even when
-the grid has grown since (say, one more capacity).
+canonical configuration, and ``code``, a hash of everything that decided the row:
+semcache's sources, the files of your code behind its policy and workload, the data files
+its trace was made from (:mod:`~simulator.experiments.sweep_code`).  A store is only
+resumed when all of these are as its rows had them
+(:mod:`~simulator.experiments.sweep_manifest`).  Because the id names one run, a resumed
+sweep skips exactly the runs already stored, even when the grid has grown since (say, one
+more capacity).
 
-Unit of work.  A *chunk* is the pending runs on one trace (one parameter combination and
-seed): the trace is generated once, on the worker, and every policy and model option runs
-on it; its rows land in one part file when it finishes.  When the grid has fewer traces
-than twice the workers, each trace's runs are split by policy (the trace is then made once
-per policy, which is cheap next to the runs) so that every worker has work.
+Unit of work.  A *chunk* is the pending runs on one trace, run on a worker; its rows land
+in one part file when it finishes (:mod:`~simulator.experiments.sweep_chunks`).
 
 Compilation.  Workers load the compiled loops from numba's on-disk cache (they inherit
 ``NUMBA_CACHE_DIR``).  While a local cluster starts, this process compiles, or loads,
@@ -43,17 +43,16 @@ import hashlib
 import itertools
 import json
 import os
-import socket
 import statistics
 import sys
 import time
 
 from simulator import policies as registry
-from simulator import runner
 from simulator.run_options import (budget_value, check_capacity, check_quality,
                                    check_switch_cost, check_top_k)
-from simulator.experiments import plugins, sweep_checks, sweep_cluster, sweep_store
-from simulator.experiments.code_id import code_id
+from simulator.experiments import (plugins, sweep_checks, sweep_cluster, sweep_code,
+                                   sweep_manifest, sweep_store)
+from simulator.experiments.sweep_chunks import chunks, part_name, run_chunk
 from simulator.experiments.sweep_cluster import compile_kernels
 from simulator.errors import InputError
 
@@ -192,52 +191,6 @@ def task_id(task: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def chunks(tasks: list, split_by_policy: bool = False) -> list:
-    """Group runs into units of work: one per trace, or one per trace and policy."""
-    groups = {}
-    for task in tasks:
-        key = (json.dumps(task["params"], sort_keys=True), task["seed"])
-        if split_by_policy:
-            key += (task["policy"],)
-        groups.setdefault(key, []).append(task)
-    return [dict(workload=runs[0]["workload"], params=runs[0]["params"],
-                 seed=runs[0]["seed"], runs=runs) for runs in groups.values()]
-
-
-_CHUNKS_IN_PROCESS = 0
-
-
-def run_chunk(chunk: dict) -> tuple:
-    """Generate the chunk's trace and run every one of its runs (this runs on a worker).
-
-    Returns ``(rows, info)``; ``info`` names the worker process and gives the chunk's
-    seconds and whether it was the first in that process (kernels loaded or compiled).
-    """
-    global _CHUNKS_IN_PROCESS
-    import workloads
-
-    plugins.ensure(chunk.get("plugins", ()))  # a worker loads what the sweep's process did
-    start = time.perf_counter()
-    trace = workloads.get(chunk["workload"]).generate(chunk["params"], chunk["seed"])
-    rows = []
-    for task in chunk["runs"]:
-        unbounded = registry.get(task["policy"]).unbounded
-        result = runner.run(trace, task["policy"], capacity=1 if unbounded else task["capacity"],
-                            top_k=task["top_k"], switch_cost=task["switch_cost"],
-                            quality=task["quality"], seed=task["seed"],
-                            params=task["policy_params"], engine=task["engine"],
-                            budget=task.get("budget"))
-        record = result.summary()
-        record["params"] = json.dumps(record["params"], allow_nan=False)
-        rows.append({"task_id": task["task_id"], "workload": task["workload"],
-                     **{f"param.{k}": v for k, v in task["params"].items()}, **record,
-                     "code": code_id()})  # the code that ran it, on the worker
-    info = {"worker": f"{socket.gethostname()}:{os.getpid()}",
-            "first": _CHUNKS_IN_PROCESS == 0, "seconds": time.perf_counter() - start}
-    _CHUNKS_IN_PROCESS += 1
-    return rows, info
-
-
 @dataclasses.dataclass
 class SweepResult:
     """What a sweep did: rows written and skipped (and, resuming, the duplicate rows
@@ -291,6 +244,9 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
     resume : bool
         Continue a store: skip the runs whose ``task_id`` it holds, and drop any run it
         holds twice (``duplicates_dropped``).  Without it a non-empty store is an error.
+        A store whose rows were made with other code than this sweep's (semcache, a file
+        of your code, a trace file: :mod:`~simulator.experiments.sweep_manifest`) is an
+        error that names it, found before the store changes.
     workers : int, optional
         Local Dask workers (processes, one thread each); default one per core; ``0`` runs
         in this process without Dask.
@@ -311,10 +267,9 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
         raise InputError("workers sets up a local cluster; it cannot be used with a "
                          "scheduler", "workers")
     tasks = grid.tasks()
-    needed = plugins.needed({t["policy"] for t in tasks}, {t["workload"] for t in tasks}) \
-        if workers != 0 else []
+    needed = [*plugins.needed({t["policy"] for t in tasks}, {t["workload"] for t in tasks}),
+              *sweep_code.named_origins(tasks)] if workers != 0 else []
     sweep_checks.check_costs(tasks)
-    code = code_id()
     serial = workers == 0
     n_workers = 1 if serial else (workers or default_workers())
     cluster_s = 0.0
@@ -324,9 +279,15 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
     with contextlib.ExitStack() as cleanup:
         made = cleanup.enter_context(sweep_store.locked(out))  # no other sweep writes here
         cleanup.push(lambda kind, exc, tb: _undo(kind, out, made, written))
-        done = sweep_store.open_store(out, resume, code=code)
+        done = sweep_store.open_store(out, resume)
+        # the code of the stored rows, held to this process's before the store changes
+        seen = sweep_manifest.stored_parts(out, sweep_store.part_codes(out))
+        sweep_manifest.check_store(out, seen)
+        if resume:
+            sweep_store.remove_temps(out)
         dropped = sweep_store.drop_duplicates(out) if resume else 0
         pending = [t for t in tasks if t["task_id"] not in done]
+        seen.update(sweep_code.expected(pending))  # as stored (checked above), or new
         local = bool(pending) and not serial and client is None and scheduler is None
         t0 = time.perf_counter()
         if local:
@@ -343,8 +304,9 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
             n_workers = max(1, sum(client.nthreads().values()))
         work = chunks(pending, split_by_policy=not serial
                       and len(chunks(pending)) < 2 * n_workers)
-        for chunk in work:
+        for chunk in work:  # what a worker loads, and the code it must see before it runs
             chunk["plugins"] = needed
+            chunk["code"] = sweep_code.expected(chunk["runs"])
         from tqdm import tqdm
 
         bar = cleanup.enter_context(tqdm(total=len(pending), unit="run", desc="sweep",
@@ -352,12 +314,11 @@ def sweep(grid: Grid, out: str, resume: bool = False, workers: int | None = None
                                          else not progress))
 
         def finished(rows, info):
-            if rows[0]["code"] != code:  # a remote worker with another install
-                raise InputError(f"worker {info['worker']} runs another version of semcache "
-                                 f"(code {rows[0]['code']}; here {code}); install this one "
-                                 "on every worker")
-            written.append(_part_name(rows))
-            sweep_store.write_part(out, written[-1], rows)
+            manifest = info.get("manifest")  # none from a worker of an older version
+            sweep_manifest.merge(seen, json.loads(manifest)["parts"] if manifest
+                                 else {sweep_code.SEMCACHE: rows[0]["code"]}, info["worker"])
+            written.append(part_name(rows))
+            sweep_store.write_part(out, written[-1], rows, manifest)
             infos.append(dict(info, rows=len(rows)))
             bar.update(len(rows))
 
@@ -387,8 +348,3 @@ def _undo(kind, out: str, made: bool, written: list) -> bool:
     elif kind is not None and made and not written:
         sweep_store.remove_parts(out, [], remove_folder=True)
     return False
-
-
-def _part_name(rows: list) -> str:
-    return hashlib.sha256("".join(sorted(r["task_id"] for r in rows)).encode()).hexdigest()[:20]
-

@@ -3,10 +3,12 @@
 A store is a directory that holds only ``part-<id>.parquet`` files.  Each part is written
 to a temporary file in the same directory and renamed into place, so a crash or a kill
 leaves whole parts or none: never half a row group.  A rate of a run with no scored step
-is null; no number is ever inf or NaN (a row with one is refused).  A resumed sweep
-adds parts for the runs whose ``task_id`` is not in the store yet.  It reads only each
-part's ``task_id`` and ``code``; a part where either is not text or is null (damaged, or
-not a sweep's) stops it before any work, with the store unchanged.
+is null; no number is ever inf or NaN (a row with one is refused).  A part's metadata
+holds the manifest of its rows' ``code`` (:mod:`~simulator.experiments.sweep_manifest`),
+written in the same rename.  A resumed sweep adds parts for the runs whose ``task_id`` is
+not in the store yet.  It reads only each part's ``task_id``, ``code`` and metadata; a
+part where a column is not text or is null (damaged, or not a sweep's) stops it before
+any work, with the store unchanged.
 
 One sweep writes to a store at a time: it holds an exclusive ``flock`` on the store's
 folder (:func:`locked`) from before it reads which runs are stored until its last part
@@ -45,6 +47,7 @@ from simulator.atomic_write import write_atomically
 from simulator.errors import InputError
 
 PART = "part-*.parquet"
+MANIFEST = b"semcache.code"  # a part's metadata key: the code manifest of its rows
 # write_atomically's temporary names: left behind only when a writer was killed
 _TEMP = ".semcache-*.part.tmp"
 
@@ -88,7 +91,8 @@ def _read(path: str, name: str, columns=None) -> pa.Table:
     try:
         return pq.read_table(os.path.join(path, name), columns=columns)
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
+        raise InputError(f"sweep store '{path}': cannot read {shown(name)}: "
+                         f"{' '.join(str(exc).split())}") from None
 
 
 def _check_parent(path: str) -> None:
@@ -137,39 +141,54 @@ def locked(path: str):
         os.close(fd)
 
 
-def open_store(path: str, resume: bool, code: str | None = None) -> set:
+def open_store(path: str, resume: bool) -> set:
     """Check ``path`` (a sweep's ``out``) for a sweep and return the task ids it holds.
 
-    Nothing is created here.  Without ``resume`` the store must be new or empty; with it,
-    temporary files left by a killed writer are removed, and, given ``code``
-    (:func:`simulator.experiments.code_id.code_id`), every stored row must carry that code:
-    a store is only ever continued by the version of semcache that began it.  A sweep
-    calls it holding the store (:func:`locked`).
+    Nothing is created or removed here.  Without ``resume`` the store must be new or empty.
+    Which code made the stored rows is read by :func:`part_codes`.  A sweep calls it
+    holding the store (:func:`locked`).
     """
     if not os.path.exists(path) and not os.path.islink(path):
         _check_parent(path)
         return set()
-    parts, temps = _listing(path, "out", "out")
+    parts, _ = _listing(path, "out", "out")
     if parts and not resume:
         raise InputError(f"out '{path}' already holds sweep results; resume that sweep "
                          "(--resume), or give another folder", "out")
     _try_writing(path, f"out '{path}' cannot take new parts")
-    if resume:
-        for name in temps:  # the sweep holding the store owns none of these: a killed one's
-            with contextlib.suppress(FileNotFoundError):
-                os.remove(os.path.join(path, name))
     done = set()
     for name in parts:
-        table = _keys(path, name, with_code=code is not None)
-        stored = set(table.column("code").to_pylist()) if "code" in table.column_names \
-            else {None}  # a part written before rows carried their code
-        if code is not None and stored != {code}:
-            other = ", ".join(sorted(c or "none recorded" for c in stored - {code}))
-            raise InputError(f"out '{path}' holds runs of another version of semcache "
-                             f"(code {other}; this one is {code}); resume it with that "
-                             "version, or give another folder", "out")
-        done.update(table.column("task_id").to_pylist())
+        done.update(_keys(path, name, ("task_id",)).column("task_id").to_pylist())
     return done
+
+
+def part_codes(path: str) -> list:
+    """``(name, codes, manifest)`` of each part of the store ``path``: the distinct ``code``
+    values of its rows (None when it has no code column, as parts written before rows
+    carried their code) and the text of its code manifest (None when it has none)."""
+    if not os.path.isdir(path):
+        return []
+    found = []
+    for name in _listing(path, "out", "out")[0]:
+        table = _keys(path, name, ("code",))
+        codes = (sorted(set(table.column("code").to_pylist()))
+                 if "code" in table.column_names else None)
+        try:
+            meta = pq.read_schema(os.path.join(path, name)).metadata or {}
+        except (OSError, pa.ArrowException) as exc:
+            raise InputError(f"sweep store '{path}': cannot read {shown(name)}: "
+                             f"{' '.join(str(exc).split())}") from None
+        text = meta.get(MANIFEST)
+        found.append((name, codes, None if text is None else text.decode("utf-8", "replace")))
+    return found
+
+
+def remove_temps(path: str) -> None:
+    """Remove the temporary files that killed writers left in the store ``path``: the
+    sweep holding the store (:func:`locked`) owns none of them."""
+    for name in _listing(path, "out", "out")[1] if os.path.isdir(path) else []:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(path, name))
 
 
 def drop_duplicates(path: str) -> int:
@@ -182,7 +201,7 @@ def drop_duplicates(path: str) -> int:
     """
     seen, dropped = set(), 0
     for name in _listing(path, "out", "out")[0]:
-        ids = _keys(path, name, with_code=False).column("task_id").to_pylist()
+        ids = _keys(path, name, ("task_id",)).column("task_id").to_pylist()
         keep = []
         for task in ids:
             keep.append(task not in seen)
@@ -203,19 +222,19 @@ def drop_duplicates(path: str) -> int:
     return dropped
 
 
-def _keys(path: str, name: str, with_code: bool) -> pa.Table:
-    """The ``task_id`` (and, ``with_code``, ``code``) columns of the part ``name``, each
-    text without a null: a resume compares and hashes them, so a damaged part is refused
-    here, in one line, rather than failing in a sort or silently re-running its runs.
-    ``code`` may be absent (a part written before rows carried their code)."""
-    wanted = ("task_id", "code") if with_code else ("task_id",)
+def _keys(path: str, name: str, wanted: tuple) -> pa.Table:
+    """The ``wanted`` columns of the part ``name`` (of ``task_id`` and ``code``), each text
+    without a null: a resume compares and hashes them, so a damaged part is refused here,
+    in one line, rather than failing in a sort or silently re-running its runs.  ``code``
+    may be absent (a part written before rows carried their code)."""
     try:
         with pq.ParquetFile(os.path.join(path, name)) as part:
             present = [c for c in wanted if c in part.schema_arrow.names]
             table = part.read(columns=present)
     except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"sweep store '{path}': cannot read '{name}': {exc}") from None
-    if "task_id" not in table.column_names:
+        raise InputError(f"sweep store '{path}': cannot read {shown(name)}: "
+                         f"{' '.join(str(exc).split())}") from None
+    if "task_id" in wanted and "task_id" not in table.column_names:
         raise _damaged(path, name, "has no task_id column")
     for column in table.column_names:
         kind = table.schema.field(column).type
@@ -234,8 +253,14 @@ def _is_text(kind: pa.DataType) -> bool:
 
 
 def _damaged(path: str, name: str, what: str) -> InputError:
-    return InputError(f"out '{path}': part '{name}' {what}, so it is damaged or not a "
+    return InputError(f"out '{path}': part {shown(name)} {what}, so it is damaged or not a "
                       "sweep's; restore the part, or start the sweep in another folder", "out")
+
+
+def shown(name: str) -> str:
+    """``name`` (a file's, a stored value) quoted on one line: as it is when printable,
+    else with Python's escapes (a file name may hold a newline)."""
+    return f"'{name}'" if name.isprintable() else ascii(name)
 
 
 def _try_writing(folder: str, what: str) -> None:
@@ -263,10 +288,14 @@ def _table(rows: list) -> pa.Table:
     return pa.table(columns)
 
 
-def write_part(path: str, name: str, rows: list) -> None:
-    """Write ``rows`` (dicts of plain values) as ``part-<name>.parquet``, atomically; a
-    missing store's directory is made first."""
+def write_part(path: str, name: str, rows: list, manifest: str | None = None) -> None:
+    """Write ``rows`` (dicts of plain values) as ``part-<name>.parquet``, atomically, with
+    the text ``manifest`` in its metadata (which code made the rows,
+    :mod:`~simulator.experiments.sweep_manifest`); a missing store's directory is made
+    first."""
     table = _table(rows)
+    if manifest is not None:
+        table = table.replace_schema_metadata({MANIFEST: manifest.encode()})
     target = os.path.join(path, f"part-{name}.parquet")
     try:
         if not os.path.isdir(path):
@@ -304,9 +333,25 @@ def load_results(path: str) -> pa.Table:
     params = sorted(n for n in table.column_names if n.startswith("param."))
     keys = [n for n in (_ORDER[0], *params, *_ORDER[1:], "task_id")
             if n in table.column_names and table.schema.field(n).type != pa.null()]
-    return table.sort_by([(k, "ascending") for k in keys])
+    # each part's code manifest is its own: the whole table carries none
+    return table.sort_by([(k, "ascending") for k in keys]).replace_schema_metadata(None)
 
 
 def load_rows(path: str) -> list:
     """:func:`load_results` as a list of dicts, one per row."""
     return load_results(path).to_pylist()
+
+
+def load_frame(path: str):
+    """:func:`load_results` as a pandas DataFrame (``load_results(path).to_pandas()``).
+
+    pandas is a dependency of semcache; an install without it (``pip install --no-deps``)
+    gets one InputError that says how to add it, not pyarrow's ImportError.
+    """
+    try:
+        import pandas  # noqa: F401 (to_pandas imports it; here its absence is one line)
+    except ImportError:
+        raise InputError("reading a sweep store as a DataFrame needs pandas, which this "
+                         "install lacks: pip install 'pandas>=2.1' (a dependency of "
+                         "semcache), or read load_results(path), a pyarrow Table") from None
+    return load_results(path).to_pandas()
