@@ -204,3 +204,11 @@ def test_extra_fields_where_it_cannot_apply_is_one_line(argv, words):
         assert words in line, line
     finally:
         shutil.rmtree(folder)
+
+
+def test_a_request_csv_with_a_query_column_reads_with_its_format_given(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    path.write_bytes(b"query,size\n7,4\n8,4\n")
+    assert main(["trace", "import", str(path), "--trace-format", "csv", "--trace-param",
+                 "obj-id-col=1", "--out", str(tmp_path / "t.npz")]) == 0
+    assert "2 requests over 2 objects" in capsys.readouterr().out

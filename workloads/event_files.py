@@ -204,4 +204,5 @@ def refuse_misnamed(path: str, trace_format: str | None) -> None:
         fix = ("add --trace-format events" if fmt == "csv" else
                "name it .csv and add --trace-format events")
     raise InputError(f"trace file '{path}' looks like agent-memory events ({what}), not "
-                     f"libCacheSim's {fmt}; {fix} (docs/model.md §6.2)")
+                     f"libCacheSim's {fmt}; {fix} (docs/model.md §6.2), or give "
+                     f"--trace-format {fmt} to read it as requests")
