@@ -92,7 +92,7 @@ def _make(p: dict, seed: int):
     choose, facts = chosen.start(params, np.random.default_rng(seed))
     return adversary.build(
         choose, p["target"], p["capacity"], p["steps"], mode=chosen.mode, dim=p["dim"],
-        top_k=p["top_k"], switch_cost=p["switch_cost"], seed=seed,
+        top_k=p["top_k"], switch_cost=p["switch_cost"], seed=seed, name=chosen.name,
         target_params=target_params(p), pages=chosen.pages(p) if chosen.pages else None,
         meta={"workload": "adversarial", "params": dict(p), "seed": seed, **facts})
 

@@ -32,23 +32,27 @@ Examples
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Callable
 
 import numpy as np
 
 from simulator.errors import InputError
+from simulator.params import MAX_INT
 from simulator.live_run import LiveRun
 from simulator.runner import run
 from simulator.trace import PagingBuffer, PagingTrace, Trace, TraceBuffer
 
 MODES = ("semantic", "paging")
+UNIT_TOLERANCE = 1e-6  # what the trace leaves as it is (simulator.kernels.normalize_rows)
 
 
 @dataclasses.dataclass(frozen=True)
 class Step:
-    """One step an adversary chose.  Semantic: ``query`` and ``item`` vectors (length d,
-    normalised by the trace), their topics (−1: none) and ``weight`` in [0, 1].  Paging:
-    ``request``, the page asked for.  ``aimed`` marks a step built to be a miss."""
+    """One step an adversary chose.  Semantic: ``query`` and ``item`` unit vectors (length
+    d; the builder refuses others, since the target retrieves by them as given), their
+    topics (−1: none) and ``weight`` in [0, 1].  Paging: ``request``, the page asked for.
+    ``aimed`` marks a step built to be a miss."""
 
     query: np.ndarray | None = None
     item: np.ndarray | None = None
@@ -111,12 +115,16 @@ class Adversary:
 def build(choose, target: str, capacity: int, steps: int, *, mode: str = "semantic",
           dim: int = 32, top_k: int = 3, switch_cost: float = 0.0, seed: int = 0,
           target_params: dict | None = None, meta: dict | None = None,
-          pages: int | None = None):
+          pages: int | None = None, name: str | None = None):
     """The certified trace of the chooser ``choose(view) -> Step`` against ``target``.
 
     ``target`` is run with ``capacity``, ``top_k``, ``switch_cost``, ``seed`` and
     ``target_params`` (the run to reproduce with the trace); ``dim`` is the vector length
-    (semantic); ``pages`` bounds the pages a paging chooser asks for (default: ``steps``).
+    (semantic); ``pages`` bounds the pages a paging chooser asks for (default: ``steps``);
+    ``name`` is the adversary's in errors (default: the chooser's).  Each step is checked as
+    the chooser returns it: vectors of length ``dim``, finite and unit (norm within
+    :data:`UNIT_TOLERANCE` of 1), topics integers >= -1, a weight in [0, 1], a page in
+    range; anything else is one InputError naming the adversary, the step and the value.
     Returns a :class:`simulator.Trace` or :class:`simulator.PagingTrace`
     whose ``meta`` holds ``aimed`` (per step) and ``target_misses`` (certified).
     """
@@ -130,9 +138,10 @@ def build(choose, target: str, capacity: int, steps: int, *, mode: str = "semant
         buf = TraceBuffer.blank(steps, dim)
     live = LiveRun(buf, target, **options)
     aimed = np.zeros(steps, np.bool_)
+    who = f"adversary '{name or getattr(choose, '__name__', 'chooser')}'"
     for t in range(steps):
         step = choose(_view(t, steps, options, live, buf, mode))
-        aimed[t] = _write(buf, t, step, mode)
+        aimed[t] = _write(buf, t, step, mode, who)
         live.step(t)
     info = dict(meta or {}, aimed=aimed)
     if mode == "paging":
@@ -151,24 +160,63 @@ def _view(t, steps, options, live, buf, mode) -> View:
                 last_hit=None if t == 0 else bool(live.hit[t - 1]), _live=live, _buf=buf)
 
 
-def _write(buf, t: int, step, mode: str) -> bool:
+def _write(buf, t: int, step, mode: str, who: str) -> bool:
+    """Step ``t`` into ``buf``, each value checked here, where the chooser hands it over
+    (``who`` names the adversary in errors)."""
     if not isinstance(step, Step):
-        raise InputError(f"an adversary's chooser must return a workloads.adversary.Step; "
-                         f"at step {t} it returned {type(step).__name__}")
+        raise InputError(f"{who}: a chooser must return a workloads.adversary.Step; at step "
+                         f"{t} it returned {type(step).__name__}")
     if mode == "paging":
-        if step.request is None or not 0 <= int(step.request) < buf.n_keys:
-            raise InputError(f"step {t}: request must be a page in 0 … {buf.n_keys - 1}, "
-                             f"got {step.request!r}")
+        if not (_is_int(step.request) and 0 <= step.request < buf.n_keys):
+            raise InputError(f"{who} step {t}: request must be a page in 0 … "
+                             f"{buf.n_keys - 1}, got {step.request!r}")
         buf.requests[t] = int(step.request)
         return bool(step.aimed)
     if step.query is None or step.item is None:
-        raise InputError(f"step {t}: a semantic step needs a query and an item vector")
-    if not 0.0 <= step.weight <= 1.0:
-        raise InputError(f"step {t}: weight must be in [0, 1], got {step.weight!r}")
-    buf.queries[t], buf.items[t] = step.query, step.item
+        raise InputError(f"{who} step {t}: a semantic step needs a query and an item vector")
+    for name in ("query_topic", "item_topic"):
+        value = getattr(step, name)
+        if not (_is_int(value) and -1 <= value <= MAX_INT):
+            raise InputError(f"{who} step {t}: {name} must be an integer >= 0, or -1 for "
+                             f"none, got {value!r}")
+    weight = step.weight
+    if not (isinstance(weight, (int, float, np.integer, np.floating))
+            and not isinstance(weight, bool) and 0.0 <= weight <= 1.0):
+        raise InputError(f"{who} step {t}: weight must be a number in [0, 1], got {weight!r}")
+    buf.queries[t] = _unit(step.query, "query", t, who, buf.dim)
+    buf.items[t] = _unit(step.item, "item", t, who, buf.dim)
     buf.query_topics[t], buf.item_topics[t] = step.query_topic, step.item_topic
-    buf.weights[t] = step.weight
+    buf.weights[t] = weight
     return bool(step.aimed)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _unit(value, what: str, t: int, who: str, dim: int) -> np.ndarray:
+    """A step's vector as float32, unit to within the trace's own tolerance: the target
+    retrieves by the vectors as they are written, so a longer one would rank by length
+    while the certified re-run (normalised) would not (docs/model.md §1.1)."""
+    try:
+        with np.errstate(over="ignore"):
+            vec = np.asarray(value, np.float64).astype(np.float32)
+    except (TypeError, ValueError):
+        raise InputError(f"{who} step {t}: the {what} must be a vector of {dim} numbers, "
+                         f"got {type(value).__name__}") from None
+    if vec.shape != (dim,):
+        raise InputError(f"{who} step {t}: the {what} vector has shape {vec.shape}, not "
+                         f"({dim},): the trace's dimension")
+    if not np.isfinite(vec).all():
+        raise InputError(f"{who} step {t}: the {what} vector holds NaN, inf or a number "
+                         "beyond float32")
+    norm = math.sqrt(float(np.dot(vec.astype(np.float64), vec.astype(np.float64))))
+    if abs(norm - 1.0) > UNIT_TOLERANCE:
+        shown = (f"{norm:.6g}" if abs(norm - 1.0) > 1e-4  # else how far from 1
+                 else f"1 {'+' if norm > 1 else '-'} {abs(norm - 1.0):.2g}")
+        raise InputError(f"{who} step {t}: the {what} vector has norm {shown}, not 1; a "
+                         "step's vectors are unit vectors: divide by np.linalg.norm(v)")
+    return vec
 
 
 def certify(trace, target: str, options: dict, hit: np.ndarray, admitted) -> None:

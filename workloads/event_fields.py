@@ -5,7 +5,10 @@ read, so a bad value is one :class:`~simulator.errors.InputError` naming the fil
 line (or row), the field and what it must be.  :func:`check` takes a row as JSON holds it
 (from a JSONL line, a Parquet row, or a CSV row through :func:`from_cell`) and returns its
 fields as Python values; a field that is absent or null is left out (its default applies
-later, :mod:`workloads.events`).
+later, :mod:`workloads.events`).  Text is Unicode text: a lone surrogate (a JSON
+``"\\ud800"`` escape, half of a pair) is refused wherever it is, since no UTF-8 file, text
+model or JSON writer can hold it.  A topic is an integer id or a text label
+(:mod:`workloads.event_labels` maps labels to ids).
 
 >>> row = check({"query": "Where do I live?", "item_id": 7, "evidence": [7, "m2"],
 ...              "topic": None, "weight": 0.5}, "line 1")
@@ -32,16 +35,49 @@ WHAT = {"text": "a non-empty string",
         "vector": "a non-empty list of numbers (one dimension for the whole file)",
         "id": "a non-empty string or an integer",
         "ids": "a list of item ids (strings or integers)",
-        "topic": "an integer in 0 .. 2**53 (leave it out, or null, for none)",
+        "topic": "an integer in 0 .. 2**53 or a text label (leave it out, or null, for none)",
         "weight": "a number in [0, 1]", "flag": "true or false",
         "size": "an integer in 1 .. 2**53"}
 _INTEGER = re.compile(r"[+-]?[0-9]{1,20}")  # CSV digits; longer is past 2**53 anyway
+# a topic label that reads as a number but no topic id: a float column written as text
+# (1.0, 2.5e3) is refused rather than split into labels "1.0" and "1"
+_NUMBER = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*"
+                     r"|\s*[+-]?(nan|inf|infinity)\s*", re.IGNORECASE)
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def surrogate_error(text: str, where: str, what: str) -> InputError | None:
+    """The error of ``text`` holding a lone surrogate (no Unicode text), or None.
+
+    >>> surrogate_error("caf\\u00e9", "line 1", "field 'query'") is None
+    True
+    >>> str(surrogate_error("a\\ud800", "line 1", "field 'query'"))[:60]
+    "line 1: field 'query' holds a lone surrogate (\\\\ud800 at char"
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return InputError(f"{where}: {what} holds a lone surrogate (\\u{ord(text[exc.start]):04x} "
+                          f"at character {exc.start}), which is no Unicode text; write whole "
+                          "characters (a \\uXXXX escape of half a surrogate pair is not one)")
+    return None
+
+
+def _text(value, where: str, name: str) -> bool:
+    """Whether ``value`` is a string; a lone surrogate in it is an error."""
+    if not isinstance(value, str):
+        return False
+    problem = surrogate_error(value, where, f"field '{name}'")
+    if problem:
+        raise problem
+    return True
 
 
 def unknown_field(name, where: str) -> InputError:
     """The error of a field (a JSON key, a CSV or Parquet column) that is no event field."""
     return InputError(f"{where}: unknown field {shown(name)}; the fields are "
-                      f"{', '.join(FIELDS)} (docs/model.md §6.2)")
+                      f"{', '.join(FIELDS)} (docs/model.md §6.2), or keep or ignore the "
+                      "others with --extra-fields keep|ignore")
 
 
 def _bad(where: str, name: str, value, what: str | None = None) -> InputError:
@@ -82,11 +118,11 @@ def _vector(value, where: str, name: str) -> np.ndarray:
 def _value(kind: str, value, where: str, name: str):
     """``value`` of a field of ``kind`` as its Python value, or InputError."""
     if kind == "text":
-        ok = isinstance(value, str) and value.strip() != ""
+        ok = _text(value, where, name) and value.strip() != ""
     elif kind == "vector":
         return _vector(value, where, name)
     elif kind == "id":
-        ok = _is_int(value) or (isinstance(value, str) and value != "")
+        ok = _is_int(value) or (_text(value, where, name) and value != "")
         value = str(value) if ok else value
     elif kind == "ids":
         if not isinstance(value, list):
@@ -94,6 +130,16 @@ def _value(kind: str, value, where: str, name: str):
         return [_value("id", v, where, name) for v in value]
     elif kind == "topic":
         ok = _is_int(value) and 0 <= value <= MAX_INT
+        if _text(value, where, name):  # digits are the id they spell, in every format
+            digits = value.strip()
+            if _DIGITS.fullmatch(digits):
+                if len(digits) > 20 or int(digits) > MAX_INT:
+                    raise _bad(where, name, value)
+                return int(digits)
+            if _NUMBER.fullmatch(value):  # 1.0, 2e3: a float column written as text
+                raise _bad(where, name, value, "an integer in 0 .. 2**53 or a text label "
+                           "that does not read as another number (write 1.0 as 1)")
+            ok = digits != ""
     elif kind == "weight":
         ok = _is_number(value) and 0 <= value <= 1  # NaN is in no interval
         value = float(value) if ok else value
@@ -113,6 +159,9 @@ def check(row: dict, where: str) -> dict:
     the file and line in errors."""
     out = {}
     for name, value in row.items():
+        problem = isinstance(name, str) and surrogate_error(name, where, "a field name")
+        if problem:
+            raise problem
         if name not in FIELDS:
             raise unknown_field(name, where)
         if value is not None:
@@ -123,19 +172,24 @@ def check(row: dict, where: str) -> dict:
 def from_cell(name: str, cell: str, where: str):
     """A CSV cell of field ``name`` as JSON would hold it, for :func:`check`: empty is
     null, a vector or evidence is a JSON list, a topic or size digits, a weight a number,
-    ``scored`` true or false (any case); what does not parse stays text, so :func:`check`
-    names what it must be.
+    ``scored`` (and a topic, to be refused as JSON's would be) true or false (any case), a
+    column that is no event field its text; what does not parse stays text (a topic's
+    label), so :func:`check` names what it must be.
 
     >>> from_cell("evidence", '["m1", 2]', "line 2"), from_cell("weight", "0.5", "line 2")
     (['m1', 2], 0.5)
-    >>> from_cell("topic", "x", "line 2"), from_cell("scored", "TRUE", "line 2")
-    ('x', True)
+    >>> from_cell("topic", "cooking", "line 2"), from_cell("scored", "TRUE", "line 2")
+    ('cooking', True)
     """
-    kind = FIELDS[name]
     if cell == "":
         return None
+    if name not in FIELDS:  # a column kept or ignored as given (workloads.event_labels)
+        return cell
+    kind = FIELDS[name]
     if kind in ("vector", "ids"):
         return parse_json(cell.encode("utf-8"), f"{where}: field '{name}'")
+    if kind == "topic" and cell.strip().lower() in ("true", "false"):
+        return cell.strip().lower() == "true"  # as JSON's true: no topic (a flag column)
     if kind in ("topic", "size"):
         return int(cell) if _INTEGER.fullmatch(cell.strip()) else cell
     if kind == "weight":

@@ -14,6 +14,10 @@ checks each field; this module checks what spans rows and builds the
   brings a new item; a row whose ``item_id`` arrived before may leave out the item (text
   or vector), its topic and its size, which are then those of the item's previous
   arrival; ``evidence`` names item ids that some row of the file has;
+* **topics**: an integer id or a text label (:mod:`workloads.event_labels`: labels become
+  ids in order of first appearance, kept as ``meta["topic_labels"]``);
+* **no step without an arrival**: a row with no item and no ``item_id`` is refused (the
+  model's step is a query, then an arrival);
 * **labels**: a step is *labelled* when it has a query topic (``topic`` or
   ``query_topic``) or non-empty ``evidence``.  An unlabelled step could never be a hit,
   so it is unscored unless the row says ``scored: true`` (a choice, e.g. for
@@ -25,9 +29,11 @@ checks each field; this module checks what spans rows and builds the
 
 Parameters (``--trace-param``): ``model`` (the text model: the ``text`` extra's
 all-MiniLM-L6-v2, the default, or a sentence-transformers model installed locally, by
-folder or name: :func:`workloads.text_embed.load_named_model`) and ``sizes``
-(``given`` or ``tokens``).  The trace's ``meta["report"]`` counts the steps labelled by
-topic and by evidence, the unlabelled ones and the scored ones.
+folder or name: :func:`workloads.text_embed.load_named_model`), ``sizes`` (``given`` or
+``tokens``) and ``extra_fields`` (``refuse``, ``keep`` or ``ignore`` the fields that are
+no event field: :mod:`workloads.event_labels`; ``--extra-fields``).  The trace's
+``meta["report"]`` counts the steps labelled by topic and by evidence, the unlabelled ones
+and the scored ones, and gives the topic labels and the fields kept or ignored.
 """
 
 from __future__ import annotations
@@ -42,10 +48,11 @@ from simulator.size_limits import MAX_TOTAL
 from simulator.trace import Trace
 from workloads import event_files
 from workloads.event_fields import check
+from workloads.event_labels import EXTRA_FIELDS, columns, split, topic_ids
 
 FORMAT = "events"
 EXTENSIONS = (".jsonl", ".parquet")  # .csv is libCacheSim's CSV unless --trace-format events
-PARAMS = {"model": "all-MiniLM-L6-v2", "sizes": "given"}
+PARAMS = {"model": "all-MiniLM-L6-v2", "sizes": "given", "extra_fields": "refuse"}
 SIZES = ("given", "tokens")
 
 
@@ -63,9 +70,11 @@ def recognised(path, trace_format: str | None) -> bool:
 
 def _params(given: dict | None) -> dict:
     params = resolve("trace format", FORMAT, PARAMS, given)
-    if params["sizes"] not in SIZES:
-        raise InputError(f"trace format 'events' parameter 'sizes' must be one of "
-                         f"{', '.join(SIZES)}, got {params['sizes']!r}", "trace_params")
+    for name, valid in (("sizes", SIZES), ("extra_fields", EXTRA_FIELDS)):
+        if params[name] not in valid:
+            flag = " (--extra-fields)" if name == "extra_fields" else ""
+            raise InputError(f"trace format 'events' parameter '{name}'{flag} must be one of "
+                             f"{', '.join(valid)}, got {params[name]!r}", "trace_params")
     return params
 
 
@@ -111,9 +120,7 @@ def _items(steps: list, kind: str) -> tuple:
         prev = last.get(key)
         content = ev.get(field, None if prev is None else prev[0])
         if content is None:
-            again = "" if iid is None else f"; item_id {iid!r} has not arrived before"
-            raise InputError(f"{where}: no field '{field}'{again}; give the arriving item, "
-                             "or the item_id of one that arrived before")
+            raise _no_arrival(where, field, iid)
         if "topic" in ev and ("query_topic" in ev or "item_topic" in ev):
             raise InputError(f"{where}: fields 'topic' and 'query_topic'/'item_topic' both "
                              "given; give topic (query and item) or the two apart")
@@ -122,6 +129,18 @@ def _items(steps: list, kind: str) -> tuple:
         last[key] = (content, topic, size)
         out.append((key, content, topic, size))
     return out, keys
+
+
+def _no_arrival(where: str, field: str, iid) -> InputError:
+    """A row with a query and no arriving item: the model has no such step (§6.2 says why)."""
+    if iid is not None:
+        return InputError(f"{where}: no field '{field}', and item_id {iid!r} has not arrived "
+                          "before; give the arriving item, or the item_id of one that arrived "
+                          "before")
+    return InputError(f"{where}: no item arrives (no '{field}', no 'item_id'), but every step "
+                      "of the model is a query, then an arrival (docs/model.md §6.2); give the "
+                      "item this step brings, or the item_id of one that arrived before (a "
+                      "re-arrival of a cached item changes nothing)")
 
 
 def _sizes(steps: list, items: list, kind: str, params: dict, ignore: bool):
@@ -204,7 +223,11 @@ def load(path, trace_params: dict | None = None, ignore_sizes: bool = False) -> 
     """
     path = os.fspath(path)
     params = _params(trace_params)
-    steps = [(where, check(row, where)) for where, row in event_files.rows(path)]
+    mode, steps, own = params["extra_fields"], [], []
+    for where, row in event_files.rows(path, unknown=mode != "refuse"):
+        known, extra = split(row, where, mode)
+        steps.append((where, check(known, where)))
+        own.append(extra)
     if not steps:
         raise InputError(f"events file '{path}' holds no event; give one event a row "
                          "(docs/model.md §6.2)", "trace")
@@ -212,6 +235,7 @@ def load(path, trace_params: dict | None = None, ignore_sizes: bool = False) -> 
     if kind == "vectors" and "model" in (trace_params or {}):
         raise InputError("trace format 'events' parameter 'model' embeds text, but the "
                          f"events of '{path}' are vectors; drop model=", "trace_params")
+    labels = topic_ids(steps)
     items, keys = _items(steps, kind)
     sizes, sized_by = _sizes(steps, items, kind, params, ignore_sizes)
     evidence = _evidence(steps, keys)
@@ -228,10 +252,19 @@ def load(path, trace_params: dict | None = None, ignore_sizes: bool = False) -> 
     report = {"rows": len(steps), "kind": kind, **counts, "sizes": sized_by}
     if kind == "text":
         report["model"] = params["model"]
+    meta = {"source": path, "format": FORMAT, "report": report}
+    if labels is not None:
+        report["topic_labels"] = meta["topic_labels"] = labels
+    if any(own):
+        names = list(dict.fromkeys(name for extra in own for name in extra))
+        given = sum(any(v is not None for v in extra.values()) for extra in own)
+        report["extra_fields"] = {mode: names, "rows": given}  # rows giving one a value
+        if mode == "keep":
+            meta["extra_fields"] = columns(own)
     return Trace.from_arrays(
         queries=queries, items=arriving, query_topics=topics,
         item_topics=np.array([topic for _, _, topic, _ in items], np.int64),
         weights=np.array([ev.get("weight", 1.0) for _, ev in steps], np.float64),
         scored=scored, item_keys=np.array([key for key, _ in arrivals], np.int64),
         **(_csr(evidence) if any(evidence) else {}), item_sizes=sizes,
-        meta={"source": path, "format": FORMAT, "report": report})
+        meta=meta)

@@ -71,6 +71,9 @@ def add_trace_format(p) -> None:
                         "(repeatable)")
     p.add_argument("--ignore-sizes", action="store_true",
                    help="every request size 1 (libCacheSim's --ignore-obj-size)")
+    p.add_argument("--extra-fields", metavar="refuse|keep|ignore", default=None,
+                   help="agent-memory events: a field that is no event field is refused "
+                        "(the default), kept in the trace's meta, or ignored")
 
 
 def trace_options(args) -> dict:
@@ -78,8 +81,13 @@ def trace_options(args) -> dict:
     ``--trace`` is refused here, where every reading of it starts)."""
     if getattr(args, "trace", None) == "":
         raise InputError("--trace is empty; give a path")
-    return {"trace_format": args.trace_format,
-            "trace_params": pairs("--trace-param", args.trace_param),
+    params = pairs("--trace-param", args.trace_param)
+    if args.extra_fields is not None:  # the events' trace parameter, as its own flag
+        if "extra_fields" in params:
+            raise InputError("--extra-fields and --trace-param extra_fields= are one option; "
+                             "give it once")
+        params["extra_fields"] = args.extra_fields
+    return {"trace_format": args.trace_format, "trace_params": params,
             "ignore_sizes": args.ignore_sizes}
 
 

@@ -95,8 +95,11 @@ def _streamed(args, shared, selected: list | None, pol_params: dict) -> dict:
     """``--stream``: the trace file read in chunks (:mod:`simulator.stream_run`)."""
     from simulator.stream_run import stream_with
 
+    from workloads.event_files import refuse_misnamed
     from workloads.events import recognised
 
+    if args.trace is not None:
+        refuse_misnamed(args.trace, args.trace_format)
     if (args.trace is None or args.trace.endswith(".npz")
             or recognised(args.trace, args.trace_format)):
         raise InputError("--stream reads a trace file in one of libCacheSim's formats "

@@ -37,10 +37,15 @@ def read_trace(path: str, trace_format: str | None = None, trace_params: dict | 
                ignore_sizes: bool = False):
     """The trace in the file at ``path``: agent-memory events (docs/model.md §6.2) or one
     of :mod:`simulator.trace_formats` (§6), as the name or ``trace_format`` says."""
-    from workloads import events  # here: `semcache --help` stays light
+    from workloads import event_files, events  # here: `semcache --help` stays light
 
     if events.recognised(path, trace_format):
         return events.load(path, trace_params, ignore_sizes)
+    event_files.refuse_misnamed(path, trace_format)
+    if "extra_fields" in (trace_params or {}):
+        raise InputError(f"--extra-fields is for agent-memory events (.jsonl, .parquet or "
+                         f"--trace-format events); '{path}' is read as another format, so "
+                         "drop it")
     return load(path, trace_format, trace_params, ignore_sizes)
 
 
@@ -60,8 +65,8 @@ def source(args):
     if args.trace is None:
         if (reading["trace_format"] is not None or reading["trace_params"]
                 or reading["ignore_sizes"]):
-            raise InputError("--trace-format, --trace-param and --ignore-sizes say how to read "
-                             "--trace; they cannot be used with --workload")
+            raise InputError("--trace-format, --trace-param, --ignore-sizes and --extra-fields "
+                             "say how to read --trace; they cannot be used with --workload")
         return generate(args.workload, pairs("--param", args.param), args.seed)
     if args.param:
         raise InputError("--param sets workload parameters; it cannot be used with --trace")

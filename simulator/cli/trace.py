@@ -7,7 +7,8 @@
 CSV with ``--trace-format events``: :mod:`workloads.events`); then ``--json`` prints
 ``{"written", "source", "format": "events", "steps", "dim", "items", "sized", "report"}``
 and the line says how many steps are labelled and how many are unscored for want of a
-label.  ``semcache trace import-solar DIR --out F.npz [--json]``
+label, the topic ids by label and the fields of the file's own kept or ignored
+(``--extra-fields``).  ``semcache trace import-solar DIR --out F.npz [--json]``
 converts one folder of the SOLAR authors' published synthetic traces (see
 :mod:`workloads.solar_published`); ``--json`` prints ``{"written", "source", "steps",
 "dim", "items", "re_arrivals", "relevance", "authors_meta"}``.  Files are written
@@ -15,6 +16,8 @@ atomically.
 """
 
 from __future__ import annotations
+
+import json
 
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
@@ -34,7 +37,28 @@ def _events_line(doc: dict) -> str:
     if rep["unlabelled_scored"]:
         line += (f"; {rep['unlabelled_scored']} unlabelled but marked scored (a miss under "
                  "--quality hit or precision)")
+    labels = rep.get("topic_labels")
+    if labels:
+        pairs = [f"{_quoted(label)} = {i}" for i, label in enumerate(labels[:_SHOWN])]
+        more = f", ... ({len(labels)} labels in all)" if len(labels) > _SHOWN else ""
+        line += f"; topic ids by label: {', '.join(pairs)}{more}"
+    extra = rep.get("extra_fields")
+    if extra:
+        mode = next(m for m in extra if m != "rows")
+        names = ", ".join(map(_quoted, extra[mode][:_SHOWN]))
+        more = ", ..." if len(extra[mode]) > _SHOWN else ""
+        done = "kept in the trace's meta" if mode == "keep" else "ignored"
+        line += (f"; {len(extra[mode])} unknown fields ({names}{more}) on {extra['rows']} "
+                 f"rows {done}")
     return line
+
+
+_SHOWN = 5  # labels and field names the line shows
+
+
+def _quoted(text: str) -> str:
+    """A label or name as one short JSON string (control characters escaped)."""
+    return json.dumps(text if len(text) <= 40 else text[:37] + "...", ensure_ascii=False)
 
 
 def _answer(args, doc: dict, line: str) -> int:

@@ -95,7 +95,8 @@ def load(path, trace_format: str | None = None, trace_params: dict | None = None
         raise InputError(f"trace file '{path}' does not exist; give the path of a trace file")
     fmt = detect_format(path) if trace_format is None else trace_format
     if fmt not in FORMATS:
-        raise InputError(f"trace_format must be one of {', '.join(FORMATS)}, got {fmt!r}",
+        raise InputError(f"trace_format must be one of {', '.join(FORMATS)}, or events "
+                         f"(agent-memory events, workloads.events), got {fmt!r}",
                          "trace_format")
     if fmt == "npz":
         if trace_params or ignore_sizes:

@@ -12,6 +12,7 @@ naming the file and the member.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import struct
@@ -33,9 +34,73 @@ _DAMAGE = (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, struct
 _FIX = "write it with numpy.savez or 'semcache workload make'"
 
 
+# the member that holds what a trace keeps beside its arrays, as JSON text (docs/model.md
+# §6): an events import's topic labels and its own fields
+META = "meta"
+SAVED_META = ("topic_labels", "extra_fields")
+
+
 def read(path: str):
     """The validated trace in the ``.npz`` file ``path``."""
-    return validate(read_arrays(path), {"source": path}, strict_dtype=True)
+    arrays = read_arrays(path)
+    where = f"trace file '{path}': array '{META}'"
+    saved = _meta_of(arrays.pop(META), where) if META in arrays else {}
+    trace = validate(arrays, {"source": path, **saved}, strict_dtype=True)
+    _check_meta(saved, trace.steps, where, _FIX)
+    return trace
+
+
+def _meta_of(member: np.ndarray, where: str) -> dict:
+    """The saved meta in the ``meta`` member: one JSON object as text."""
+    if member.dtype.kind != "U" or member.shape != ():
+        raise InputError(f"{where} must be one string (a 0-d unicode array) of JSON, got "
+                         f"{member.dtype} of shape {member.shape}; {_FIX}")
+    text = str(member.item())
+    try:
+        saved = json.loads(text, parse_constant=_no_constant)
+        # whole characters only: a "\ud800" escape parses to half a surrogate pair
+        json.dumps(saved, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError) as exc:  # bad JSON, NaN, a lone surrogate
+        raise InputError(f"{where} is not JSON text ({_why(exc)}); {_FIX}") from None
+    if not isinstance(saved, dict) or set(saved) - set(SAVED_META):
+        raise InputError(f"{where} must be a JSON object of {', '.join(SAVED_META)}; {_FIX}")
+    return saved
+
+
+def _no_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _check_meta(saved: dict, steps: int, where: str, fix: str) -> None:
+    """``topic_labels``: distinct strings; ``extra_fields``: a list of ``steps`` values a
+    field name."""
+    labels = saved.get("topic_labels", [])
+    if not (isinstance(labels, list) and all(isinstance(x, str) for x in labels)
+            and len(set(labels)) == len(labels)):
+        raise InputError(f"{where}: 'topic_labels' must be a list of distinct strings "
+                         f"(the label of topic id 0, 1, ...); {fix}")
+    fields = saved.get("extra_fields", {})
+    if not (isinstance(fields, dict)
+            and all(isinstance(v, list) and len(v) == steps for v in fields.values())):
+        raise InputError(f"{where}: 'extra_fields' must map each field name to a list of "
+                         f"{steps} values, one a step; {fix}")
+
+
+def _saved_meta(trace) -> dict:
+    """The ``meta`` member of ``trace``'s file (empty when it has nothing to save), checked
+    as :func:`read` will check it."""
+    saved = {k: trace.meta[k] for k in SAVED_META if k in trace.meta}
+    if not saved:
+        return {}
+    where = f"trace meta {', '.join(map(repr, saved))}"
+    _check_meta(saved, trace.steps, where, "set them so before saving")
+    try:
+        text = json.dumps(saved, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InputError(f"{where} cannot be saved as JSON ({_why(exc)}); keep JSON values "
+                         "there") from None
+    return {META: np.array(text)}
 
 
 def read_arrays(path: str, what: str = "trace file", fix: str = _FIX) -> dict:
@@ -164,5 +229,5 @@ def _read_member(archive, info, where: str, fix: str) -> np.ndarray:
 
 def write(trace, path: str) -> None:
     """Write ``trace`` to ``path`` atomically (a temporary file renamed into place)."""
-    arrays = trace.arrays()
+    arrays = {**trace.arrays(), **_saved_meta(trace)}
     write_atomically(path, lambda tmp: np.savez(tmp, **arrays), suffix=".npz")
