@@ -21,7 +21,7 @@ from simulator import compile_marks
 from simulator.cli import main
 from simulator.cli import opt as cli_opt
 from simulator.policy_checks.traces import sized_trace
-from theory import opt_beam, opt_bounds, opt_clock, opt_upper
+from theory import opt_beam, opt_bounds, opt_clock, opt_fits, opt_upper
 from theory.opt import opt
 from theory.opt_model import replay
 
@@ -139,9 +139,9 @@ def test_the_cli_says_what_it_compiles_on_stderr_only(policies, capsys, monkeypa
     out, err = capsys.readouterr()
     doc = json.loads(out)  # stdout: the one JSON object
     assert "compiling" not in out and doc["not_tried"] == [] and not doc["stopped_early"]
-    line = ("semcache opt: if bounds are needed, the upper bound tries its policies to "
-            "compile last, while the time limit allows: compiling fifo, lru (first run "
-            "only; `semcache compile` does it ahead)")
+    line = ("semcache opt: the upper bound tries its policies to compile last, while the "
+            "time limit allows: compiling fifo, lru (first run only; `semcache compile` does "
+            "it ahead)")
     assert line in err.splitlines()
     monkeypatch.setattr(cli_opt, "DEFAULT_TIME_LIMIT", TINY)
     assert main(SMALL) == 0
@@ -152,3 +152,18 @@ def test_the_cli_says_what_it_compiles_on_stderr_only(policies, capsys, monkeypa
     policies()
     main(SMALL + ["--time-limit", "none"])
     assert "compiling" not in capsys.readouterr().err  # nothing to compile: nothing said
+
+
+@pytest.mark.parametrize("K, k, method, said", [
+    (3, 3, "auto", None),  # the flow surely applies: nothing will compile
+    (10, 1, "auto", "if bounds are needed, the upper bound"),  # flow if topics separate
+    (3, 3, "bounds", "the upper bound"),
+])
+def test_the_plan_says_what_would_compile_unless_an_exact_method_surely_applies(
+        policies, trace, K, k, method, said):
+    policies("lru")
+    lines = opt_fits.describe_plan(trace, K, k, "hit", method, False)
+    compiling = [line for line in lines if "compiling" in line]
+    assert compiling == ([] if said is None else [
+        f"{said} tries its policies to compile last: compiling lru (first run only; "
+        "`semcache compile` does it ahead)"])

@@ -77,7 +77,7 @@ from simulator.run_options import RunOptions
 from simulator.runner import check_cost_bound
 from simulator.trace import Trace
 from theory import (opt_bounds, opt_clock, opt_counts, opt_dp, opt_fits, opt_flow, opt_sized,
-                    opt_topics, opt_upper)
+                    opt_topics)
 from theory.opt_fits import EXACT
 from theory.opt_model import build_model, replay, schedule_from_sets
 
@@ -145,8 +145,9 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
         ``plan(lines)`` is called once, before the first phase that solves, with what the
         call will run, in words: the exact methods it may try and why the others cannot
         apply, and the bounds it computes if none does, with the policies' loops their
-        upper bound would compile; a forced exact method is said once it is found to
-        apply (so a refusal is the only thing reported).
+        upper bound would compile (unless an exact method surely applies); a forced exact
+        method is said once it is found to apply (so a refusal is the only thing
+        reported).
 
     Raises
     ------
@@ -201,11 +202,10 @@ def _solve(trace, options: RunOptions, method, plan) -> OptResult:
         K = budget_plan.count_limit  # the problem solved: exactly the count limit K_B ...
     sized = budget_plan is not None and budget_plan.binds  # ... unless sizes bind too
     if plan is not None and method not in EXACT:
-        plan(opt_fits.describe_plan(trace, K, k, quality, method, sized)
-             + opt_upper.compiling_line(trace, budget))
+        plan(opt_fits.describe_plan(trace, K, k, quality, method, sized, budget))
     elif method == "auto" and not opt_clock.limited():
-        _warn_if_bounds_only(opt_fits.describe_plan(trace, K, k, quality, method, sized),
-                             trace, K)
+        lines = opt_fits.describe_plan(trace, K, k, quality, method, sized, compiling=False)
+        _warn_if_bounds_only(lines, trace, K)
     refused = []
     cost = sets = chosen = None
     topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))

@@ -100,16 +100,17 @@ def policies(trace, capacity, top_k: int, switch_cost: float, quality: str,
     return out
 
 
-def compiling_line(trace, budget=None) -> list:
+def compiling_line(trace, budget=None, surely: bool = True) -> list:
     """What the upper bound would compile, said before the work (``[]`` if nothing), in
-    the words ``semcache run`` uses."""
+    the words ``semcache run`` uses; ``surely``: the result will be bounds (else it says
+    "if bounds are needed")."""
     names = to_compile(trace, budget)
     if not names:
         return []
     when = ", while the time limit allows" if opt_clock.limited() else ""
-    return [f"if bounds are needed, the upper bound tries its policies to compile last"
-            f"{when}: compiling {', '.join(names)} (first run only; `semcache compile` "
-            f"does it ahead)"]
+    return [f"{'' if surely else 'if bounds are needed, '}the upper bound tries its policies "
+            f"to compile last{when}: compiling {', '.join(names)} (first run only; "
+            f"`semcache compile` does it ahead)"]
 
 
 def _expected(kind: str, took: dict) -> float:
