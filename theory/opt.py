@@ -134,16 +134,20 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
     time_limit : float, optional
         Seconds (wall clock) after which no new phase starts: the exact methods not yet
         tried are skipped and the bounds keep what they have (the trivial and flow lower
-        bounds, at least one policy's schedule), so lower <= OPT <= upper still holds.
-        The phase under way finishes first (:mod:`theory.opt_clock`).  The record then
-        adds ``time_limit`` and ``stopped_early`` (whether the limit skipped anything).
+        bounds, at least one schedule), so lower <= OPT <= upper still holds.  The phase
+        under way finishes first (:mod:`theory.opt_clock`), and the upper bound starts no
+        candidate expected to end past the limit (:mod:`theory.opt_upper`).  The record
+        then adds ``time_limit``, ``stopped_early`` (whether the limit skipped anything)
+        and ``not_tried`` (the upper bound's candidates it left out, by name).
     progress : callable, optional
         ``progress(text)`` is called as each phase starts.
     plan : callable, optional
         ``plan(lines)`` is called once, before the first phase that solves, with what the
         call will run, in words: the exact methods it may try and why the others cannot
-        apply, and the bounds it computes if none does; a forced exact method is said once
-        it is found to apply (so a refusal is the only thing reported).
+        apply, and the bounds it computes if none does, with the policies' loops their
+        upper bound would compile (unless an exact method surely applies); a forced exact
+        method is said once it is found to apply (so a refusal is the only thing
+        reported).
 
     Raises
     ------
@@ -181,7 +185,8 @@ def opt_with(trace, options: RunOptions, *, method: str = "auto",
     with opt_clock.running(time_limit, progress) as clock:
         result = _solve(trace, options, method, plan)
     if time_limit is not None:
-        result.config.update(time_limit=float(time_limit), stopped_early=clock.cut)
+        result.config.update(time_limit=float(time_limit), stopped_early=clock.cut,
+                             not_tried=list(clock.skipped))
     return result
 
 
@@ -197,10 +202,10 @@ def _solve(trace, options: RunOptions, method, plan) -> OptResult:
         K = budget_plan.count_limit  # the problem solved: exactly the count limit K_B ...
     sized = budget_plan is not None and budget_plan.binds  # ... unless sizes bind too
     if plan is not None and method not in EXACT:
-        plan(opt_fits.describe_plan(trace, K, k, quality, method, sized))
+        plan(opt_fits.describe_plan(trace, K, k, quality, method, sized, budget))
     elif method == "auto" and not opt_clock.limited():
-        _warn_if_bounds_only(opt_fits.describe_plan(trace, K, k, quality, method, sized),
-                             trace, K)
+        lines = opt_fits.describe_plan(trace, K, k, quality, method, sized, compiling=False)
+        _warn_if_bounds_only(lines, trace, K)
     refused = []
     cost = sets = chosen = None
     topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))

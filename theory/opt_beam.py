@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from simulator import compile_marks
 from simulator.config import njit
 from simulator.policies import REGISTRY
 from simulator.runner import run
-from theory import opt_clock
 from theory.opt_model import MissModel, set_loss
 
 DEFAULT_WIDTH = 64
@@ -206,32 +206,41 @@ def policy_names() -> list:
     return [n for n, p in REGISTRY.items() if not p.unbounded and "semantic" in p.modes]
 
 
-def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, quality: str,
-                budget: int | None = None):
-    """``[(policy, schedule, cost)]`` for every bounded semantic registry policy (seed 0);
-    under a time limit (:mod:`theory.opt_clock`), those started before it passed (one at
-    least).
+def loops_sized(trace, budget: int | None) -> bool:
+    """Whether a policy's run for the upper bound uses the loops that track sizes (as a
+    run of the same trace and budget does)."""
+    return budget is not None or bool(getattr(trace, "sized", False))
+
+
+def policy_run(trace, name: str, capacity: int | None, top_k: int, switch_cost: float,
+               quality: str, budget: int | None = None):
+    """``(cost, schedule)`` of the registry policy ``name`` (seed 0) on ``trace``.
 
     ``schedule`` has the :func:`~theory.opt_model.replay` layout: the key admitted at each
     step (or -1) and the keys evicted or deleted there (every victim of a sized run, from
-    its eviction log).  ``budget`` runs them with that budget (``capacity`` None: no count
-    limit).
+    its eviction log).  ``budget`` runs it with that budget (``capacity`` None: no count
+    limit).  Its loop is then marked as in the disk cache
+    (:func:`simulator.compile_marks.remember`), as ``semcache run`` marks it.
     """
-    out = []
-    names = policy_names()
-    for i, name in enumerate(names):
-        if out and opt_clock.expired():  # under a time limit one schedule is enough
-            break
-        opt_clock.phase(f"upper bound: policy {name} ({i + 1}/{len(names)})")
-        kw = {} if budget is None else {"budget": budget}
-        r = run(trace, name, capacity=capacity, top_k=top_k, switch_cost=switch_cost,
-                quality=quality, seed=0, **kw)
-        victims = [[int(e)] if e >= 0 else [] for e in r.evicted]
-        if r.evict_log is not None:  # a step of a sized run may evict several
-            victims = [[] for _ in victims]
-            for t, key in r.evict_log.tolist():
-                victims[t].append(int(key))
-        gone = [sorted(v + ([int(d)] if d >= 0 else [])) for v, d in zip(victims, r.deleted)]
-        out.append((name, {"admitted": [int(a) for a in r.admitted], "evicted": gone},
-                    float(r.summary()["cost"])))
-    return out
+    kw = {} if budget is None else {"budget": budget}
+    r = run(trace, name, capacity=capacity, top_k=top_k, switch_cost=switch_cost,
+            quality=quality, seed=0, **kw)
+    compile_marks.remember(REGISTRY[name], "semantic", loops_sized(trace, budget))
+    victims = [[int(e)] if e >= 0 else [] for e in r.evicted]
+    if r.evict_log is not None:  # a step of a sized run may evict several
+        victims = [[] for _ in victims]
+        for t, key in r.evict_log.tolist():
+            victims[t].append(int(key))
+    gone = [sorted(v + ([int(d)] if d >= 0 else [])) for v, d in zip(victims, r.deleted)]
+    return (float(r.summary()["cost"]),
+            {"admitted": [int(a) for a in r.admitted], "evicted": gone})
+
+
+def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, quality: str,
+                budget: int | None = None):
+    """``[(policy, schedule, cost)]`` of :func:`policy_run` for every policy of
+    :func:`policy_names`, in that order (no time limit: :mod:`theory.opt_upper` orders
+    and limits them for the upper bound)."""
+    runs = [(name, policy_run(trace, name, capacity, top_k, switch_cost, quality, budget))
+            for name in policy_names()]
+    return [(name, schedule, cost) for name, (cost, schedule) in runs]

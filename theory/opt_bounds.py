@@ -25,9 +25,10 @@ solver's primal value; the largest of those that apply within their limits is re
 So ``hit`` without evidence always gets ``flow``; ``precision`` and ``similarity`` on long
 traces fall back to ``lp-topics`` or ``trivial``.
 
-Upper bound: the cheapest of the beam search of :mod:`theory.opt_beam` (T <= 3 000,
-K <= 62), every bounded semantic registry policy (seed 0), and, for ``hit``, the flow's
-schedule (optimal when k >= K), ranked by their own costs; the winner is replayed with
+Upper bound: the cheapest of, for ``hit``, the flow's schedule (optimal when k >= K), the
+beam search of :mod:`theory.opt_beam` (T <= 3 000, K <= 62) and every bounded semantic
+registry policy (seed 0), ranked by their own costs and tried cheapest first within the
+time limit (:mod:`theory.opt_upper`); the winner is replayed with
 :func:`theory.opt_model.replay`, which must reproduce its cost.
 """
 
@@ -38,7 +39,7 @@ import math
 import numpy as np
 
 from simulator.kernels import QUALITY_CODES
-from theory import opt_beam, opt_clock, opt_flow
+from theory import opt_beam, opt_clock, opt_flow, opt_upper
 from theory.opt_lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pairs, certify,
                            solve, topic_lp)
 from theory.opt_model import (best_earlier_cosine, build_model, effective_weights, replay,
@@ -141,30 +142,22 @@ def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
 
 def upper_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
                 model=None, extra=(), width=None):
-    """``(cost, method, schedule)``: the cheapest real schedule found, by its replayed cost.
+    """``(cost, method, schedule)``: the cheapest real schedule found, by its replayed cost,
+    tried in the order of :mod:`theory.opt_upper`.
 
     ``extra`` adds ``(name, schedule)`` candidates (e.g. a relaxation's schedule).
     """
     T, K = trace.steps, min(int(capacity), trace.steps)
-    cand = []  # (claimed cost, name, schedule); replayed ones claim their replay
-    for name, sched in extra:
-        cand.append((replay(trace, sched, capacity, top_k, switch_cost, quality), name, sched))
+
+    def replayed(sched):
+        return replay(trace, sched, capacity, top_k, switch_cost, quality)
+
+    cand = [opt_upper.given(name, replayed(sched), sched) for name, sched in extra]
     if T <= BEAM_MAX_T and K <= BEAM_MAX_K:
         model = model or build_model(trace, top_k, quality)
-        for horizon in opt_beam.HORIZONS:
-            if opt_clock.expired():
-                break
-            opt_clock.phase(f"upper bound: beam search, horizon {horizon}")
-            cost, sets = opt_beam.beam(model, K, switch_cost, width, horizon)
-            cand.append((cost, "beam", schedule_from_sets(trace.item_keys, sets)))
-    for name, sched, cost in opt_beam.policy_runs(trace, capacity, top_k, switch_cost,
-                                                  quality):
-        cand.append((cost, f"policy:{name}", sched))
-    claimed, name, sched = min(cand, key=lambda c: c[0])
-    cost = replay(trace, sched, capacity, top_k, switch_cost, quality)
-    if not math.isclose(cost, claimed, rel_tol=1e-9, abs_tol=1e-9):
-        raise RuntimeError(f"upper bound {name} replays to {cost}, not {claimed}")
-    return cost, name, sched
+        cand += opt_upper.beams(trace, model, K, switch_cost, width)
+    cand += opt_upper.policies(trace, capacity, top_k, switch_cost, quality)
+    return opt_upper.cheapest(cand, replayed)
 
 
 def describe(trace, capacity: int, quality: str, sized: bool = False) -> str:
@@ -186,7 +179,9 @@ def describe(trace, capacity: int, quality: str, sized: bool = False) -> str:
     if T <= BEAM_MAX_T and 1 <= K <= BEAM_MAX_K:
         upper.append(f"beam search ({len(opt_beam.HORIZONS)} horizons)")
     upper.append(f"{len(opt_beam.policy_names())} policies' runs")
-    return f"lower bound from {', '.join(lower)}; upper bound the cheapest of {', '.join(upper)}"
+    return (f"lower bound from {', '.join(lower)}; upper bound the cheapest of "
+            f"{', '.join(upper)}, tried cheapest first (policies already compiled before "
+            f"the beam search, those to compile last)")
 
 
 def bounds(trace, capacity: int, top_k: int, switch_cost: float, quality: str,

@@ -2,10 +2,13 @@
 
 :func:`running` sets them for the code inside it; the solvers ask :func:`expired` between
 phases (an exact method, the separation check, an LP solve, a beam horizon, one policy's
-run) and :func:`remaining` caps an LP solve.  A phase under way when the limit passes
-finishes first, so the limit is a soft one: it is overrun by at most the longest phase
-(the O(T²·d) separation check, about 4 s at T = 2·10⁴; one policy's run; the flow bound).
-Without a limit nothing is skipped and every result is the same as before this module.
+run) and :func:`remaining` caps an LP solve; the upper bound also asks
+:func:`expires_within` (a phase that would likely end past the limit is not started) and
+notes each candidate it leaves out (:func:`skip`).  A phase under way when the limit
+passes finishes first, so the limit is a soft one: it is overrun by at most the longest
+phase (the O(T²·d) separation check, about 4 s at T = 2·10⁴; one beam search; the flow
+bound).  Without a limit nothing is skipped and every result is the same as before this
+module.
 
 Examples
 --------
@@ -32,6 +35,7 @@ class Clock:
     deadline: float | None = None
     progress: Callable | None = None
     cut: bool = False  # whether the limit made a phase be skipped
+    skipped: list = dataclasses.field(default_factory=list)  # what it skipped, by name
 
 
 _CLOCK: contextvars.ContextVar = contextvars.ContextVar("opt_clock", default=Clock())
@@ -58,11 +62,24 @@ def limited() -> bool:
 
 def expired() -> bool:
     """Whether the time limit has passed; if so the caller skips its phase (noted)."""
+    return expires_within(0.0)
+
+
+def expires_within(seconds: float) -> bool:
+    """Whether the time limit passes within ``seconds`` from now (a phase expected to take
+    that long would end past it); if so the caller skips its phase (noted)."""
     clock = _CLOCK.get()
-    if clock.deadline is None or time.monotonic() < clock.deadline:
+    if clock.deadline is None or time.monotonic() + seconds < clock.deadline:
         return False
     clock.cut = True
     return True
+
+
+def skip(name: str) -> None:
+    """Note that the limit left ``name`` out (the record's ``not_tried``)."""
+    clock = _CLOCK.get()
+    clock.cut = True
+    clock.skipped.append(name)
 
 
 def remaining(cap: float | None) -> float | None:

@@ -5,7 +5,7 @@ why a method is refused, and the plan an ``auto`` or ``bounds`` call says before
 
 from __future__ import annotations
 
-from theory import opt_bounds, opt_clock, opt_counts, opt_dp, opt_sized, opt_topics
+from theory import opt_bounds, opt_clock, opt_counts, opt_dp, opt_sized, opt_topics, opt_upper
 
 EXACT = ("flow", "topics", "counts", "items")
 FLOW_MAX_T = 10**6
@@ -78,13 +78,17 @@ def refusal(name, trace, K, k, quality, sized, topical) -> str | None:
     return _items_fits(trace, K)
 
 
-def describe_plan(trace, K, k, quality, method, sized) -> list:
+def describe_plan(trace, K, k, quality, method, sized, budget=None,
+                  compiling: bool = True) -> list:
     """What ``auto`` or ``bounds`` will run on this instance, in words, found without
     solving: the exact methods it may try, in order (a condition that only trying shows
-    is said), those that cannot apply and why, then the bounds computed when none does."""
+    is said), those that cannot apply and why, then the bounds computed when none does,
+    and (``compiling``) the policies' loops their upper bound would compile, unless an
+    exact method surely applies (``budget``: the run's, which picks the loops)."""
     lines = []
+    tries, certain = [], False
     if method == "auto":
-        tries, not_tried = [], []
+        not_tried = []
         for name in EXACT:
             if sized and name != "items":
                 not_tried.append(f"{name}: item sizes bind, only the item DP takes them")
@@ -99,10 +103,13 @@ def describe_plan(trace, K, k, quality, method, sized) -> list:
                 why, note = _items_fits(trace, K), ""
             if why is None:
                 tries.append(name + note)
+                certain = certain or not note
             else:
                 not_tried.append(f"{name}: {why.removeprefix(name + ': ')}")
         lines.append("exact methods, the first that applies: " + (", ".join(tries) or "none")
                      + (f" (not {'; '.join(not_tried)})" if not_tried else ""))
     head = "else certified bounds" if method == "auto" else "certified bounds (forced)"
     lines.append(f"{head}: " + opt_bounds.describe(trace, K, quality, sized))
+    if compiling and not certain:
+        lines += opt_upper.compiling_line(trace, budget, surely=not tries)
     return lines

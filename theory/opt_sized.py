@@ -35,20 +35,20 @@ upper bound
     the cheapest real schedule among the budget-respecting beam search of
     :mod:`theory.opt_beam`, every bounded registry policy run with the budget (the engine
     evicts the policy's victims until the arrival fits) and the flow's schedule when it
-    fits the budget; the winner is replayed with the budget
-    (:func:`theory.opt_model.replay`), which checks Σ s_i <= B at every step.
+    fits the budget, tried cheapest first within the time limit (:mod:`theory.opt_upper`);
+    the winner is replayed with the budget (:func:`theory.opt_model.replay`), which
+    checks Σ s_i <= B at every step.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
-from theory import opt_beam, opt_bounds, opt_clock
+from theory import opt_bounds, opt_clock, opt_upper
 from theory.opt_lp import UNIT_ROUNDOFF, arrival_lp, arrival_pairs, solve, topic_lp
-from theory.opt_model import build_model, replay, schedule_from_sets
+from theory.opt_model import build_model, replay
 
 
 @dataclasses.dataclass(frozen=True)
@@ -133,33 +133,26 @@ def lower_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
 def upper_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
                 quality: str, model=None, extra=(), width=None):
     """``(cost, method, schedule)``: the cheapest budget-feasible schedule found, by its
-    replayed cost.  ``extra`` adds ``(name, schedule)`` candidates; those that overfill
-    the budget (a relaxation's schedule may) are skipped."""
+    replayed cost, tried in the order of :mod:`theory.opt_upper`.  ``extra`` adds
+    ``(name, schedule)`` candidates; those that overfill the budget (a relaxation's
+    schedule may) are skipped."""
     p, T = budget_plan, trace.steps
-    cand = []  # (claimed cost, name, schedule)
+
+    def replayed(sched):
+        return replay(trace, sched, p.capacity, top_k, switch_cost, quality, p.budget)
+
+    cand = []
     for name, sched in extra:
         try:
-            cost = replay(trace, sched, p.capacity, top_k, switch_cost, quality, p.budget)
+            cand.append(opt_upper.given(name, replayed(sched), sched))
         except ValueError:
             continue
-        cand.append((cost, name, sched))
     K = min(p.count_limit, T)
     if T <= opt_bounds.BEAM_MAX_T and 1 <= K <= opt_bounds.BEAM_MAX_K:
         model = model or build_model(trace, top_k, quality)
-        for horizon in opt_beam.HORIZONS:
-            if opt_clock.expired():
-                break
-            opt_clock.phase(f"upper bound: beam search, horizon {horizon}")
-            cost, sets = opt_beam.beam(model, K, switch_cost, width, horizon, p.sizes, p.budget)
-            cand.append((cost, "beam", schedule_from_sets(trace.item_keys, sets)))
-    for name, sched, cost in opt_beam.policy_runs(trace, p.capacity, top_k, switch_cost,
-                                                  quality, p.budget):
-        cand.append((cost, f"policy:{name}", sched))
-    claimed, name, sched = min(cand, key=lambda c: c[0])
-    cost = replay(trace, sched, p.capacity, top_k, switch_cost, quality, p.budget)
-    if not math.isclose(cost, claimed, rel_tol=1e-9, abs_tol=1e-9):
-        raise RuntimeError(f"upper bound {name} replays to {cost}, not {claimed}")
-    return cost, name, sched
+        cand += opt_upper.beams(trace, model, K, switch_cost, width, p.sizes, p.budget)
+    cand += opt_upper.policies(trace, p.capacity, top_k, switch_cost, quality, p.budget)
+    return opt_upper.cheapest(cand, replayed)
 
 
 def bounds(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float, quality: str,

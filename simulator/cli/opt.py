@@ -18,17 +18,18 @@ play no part (the unit-size optimum is the optimum).  Paging traces are refused:
 policy is their optimum with unit sizes (among schedules that admit every miss), and only
 a heuristic with sizes (its docstring).
 
-``--time-limit SECONDS`` stops starting new phases after SECONDS (wall clock): the result
-is then the best certified bounds found so far (lower <= OPT <= upper, ``exact`` false
-unless an exact method finished in time), and the JSON adds ``time_limit`` and
-``stopped_early``; the phase under way at the limit finishes first
-(:mod:`theory.opt_clock`).  The default is :data:`DEFAULT_TIME_LIMIT` (60 s; ``none``: no
-limit).  A forced exact ``--method`` is one phase, which no limit can cut: no default
-applies to it, and a limit given is recorded but cuts nothing.  Before the work, stderr
-says what will run (the exact methods to try, the bounds, the time limit), terminal or
-not; each phase is named as it starts when stderr is a terminal, or always with
-``--progress``.  Nothing of it touches stdout.  ``--out FILE`` also writes the JSON
-document to FILE, atomically.
+``--time-limit SECONDS`` stops starting new phases after SECONDS (wall clock), the time
+spent compiling the policies' loops included: the result is then the best certified bounds
+found so far (lower <= OPT <= upper, ``exact`` false unless an exact method finished in
+time), and the JSON adds ``time_limit``, ``stopped_early`` and ``not_tried`` (the upper
+bound's candidates left out, :mod:`theory.opt_upper`); the phase under way at the limit
+finishes first (:mod:`theory.opt_clock`).  The default is :data:`DEFAULT_TIME_LIMIT` (60 s;
+``none``: no limit).  A forced exact ``--method`` is one phase, which no limit can cut: no
+default applies to it, and a limit given is recorded but cuts nothing.  Before the work,
+stderr says what will run (the exact methods to try, the bounds, the policies' loops the
+upper bound would compile, the time limit), terminal or not; each phase is named as it
+starts when stderr is a terminal, or always with ``--progress``.  Nothing of it touches
+stdout.  ``--out FILE`` also writes the JSON document to FILE, atomically.
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from simulator.trace import Trace
 
 # Seconds.  Every exact method within its documented limits, and the certified bounds of a
 # large instance with a warm kernel cache, take seconds; what runs longer is compiling the
-# policies' loops for the upper bound (several seconds each, 24 policies) or a large LP, by
-# when the flow or trivial lower bound and one schedule are already certified.
+# policies' loops for the upper bound (several seconds each, 24 policies, tried last) or a
+# large LP, by when the flow or trivial lower bound and one schedule are already certified.
 DEFAULT_TIME_LIMIT = 60.0
 
 
@@ -129,7 +130,10 @@ def cmd_opt(args) -> int:
     elif budget is None and trace.sized:
         out.print_line("item sizes play no part without --budget")
     if result.config.get("stopped_early"):
-        out.print_line(f"the time limit ({limit:g} s) cut the search short "
+        skipped = result.config["not_tried"]
+        which = f"; the upper bound's candidates not tried: {', '.join(skipped)}" \
+            if skipped else ""
+        out.print_line(f"the time limit ({limit:g} s) cut the search short{which} "
                        "(--time-limit none runs every phase)")
     if not result.exact:
         out.print_line("schedule achieving the upper bound:")
@@ -156,7 +160,8 @@ def add_parser(sub) -> None:
                         "that applies and fits, else bounds)")
     p.add_argument("--seed", type=int, default=0, help="workload seed")
     p.add_argument("--time-limit", metavar="SECONDS|none",
-                   help=f"start no new phase after SECONDS and return the best certified "
+                   help=f"start no new phase after SECONDS (compiling policies' loops "
+                        f"included) and return the best certified "
                         f"bounds found so far (exact false unless an exact method finished; "
                         f"the phase under way finishes first); default "
                         f"{DEFAULT_TIME_LIMIT:g}, none: no limit; a forced exact --method "
