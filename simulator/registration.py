@@ -70,3 +70,41 @@ def origin_of(registry: dict, shipped: dict, origins: dict, name: str) -> str | 
 def is_shipped(registry: dict, shipped: dict, name: str) -> bool:
     """Whether ``name`` is registered as the package registers it (every process has it)."""
     return name in shipped and registry.get(name) is shipped[name]
+
+
+def defining_plugin(value, first=()) -> str | None:
+    """The ``--plugin`` another process loads to have ``value`` (a Policy, a Claim …)
+    defined as here: the file of a loaded module whose top level holds it, or its
+    importable name when that module belongs to a package (so its relative imports work);
+    None when no module does (a notebook cell, a function's local) or only the running
+    script does (loading it as a plugin would run the script again; multiprocessing also
+    calls it ``__mp_main__``).  ``first`` names modules to look in before the others
+    (those of its hooks: the likely ones).
+
+    >>> import simulator.policies.fifo as fifo
+    >>> defining_plugin(fifo.POLICY)
+    'simulator.policies.fifo'
+    """
+    import os
+    import sys
+
+    main = sys.modules.get("__main__")
+    modules = dict((m, sys.modules.get(m)) for m in first)
+    modules.update(sys.modules)
+    for name, module in list(modules.items()):
+        path = getattr(module, "__file__", None)
+        if module is None or module is main or not isinstance(path, str) \
+                or not path.endswith(".py") or not os.path.isfile(path):
+            continue
+        try:
+            held = any(v is value for v in list(vars(module).values()))
+        except TypeError:  # a module object without a __dict__
+            continue
+        if not held:
+            continue
+        spec = getattr(module, "__spec__", None)
+        if spec is not None and spec.parent and spec.name == name:
+            return name
+        return os.path.realpath(path)
+    return None
+

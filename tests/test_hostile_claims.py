@@ -123,9 +123,10 @@ CASES = {
     "text": (dict(instances='"cycling"'), ["got str"]),
     "dict": (dict(instances='{"a": 1}'), ["got dict"]),
     "none": (dict(instances="None"), ["got NoneType"]),
-    "list-trace": (dict(instances='[Instance([1, 2], {"capacity": 1})]'), ["trace is list"]),
+    "list-trace": (dict(instances='[Instance([1, 2], {"capacity": 1})]'),
+                   ["trace must be", "got list"]),  # refused by Instance itself
     "bad-capacity": (dict(instances='[Instance(TRACE, {"capacity": 0})]'),
-                     ["instance 0", "capacity"]),
+                     ["options", "capacity"]),  # refused by Instance itself
     "family-kind": (dict(instances='families.Family(FAM.instances, "x", kind="proof")'),
                     ["family 'x'", "kind"]),
     "family-items": (dict(instances='families.Family((1, 2), "two")'),

@@ -359,7 +359,13 @@ def test_only_data_files_read_by_this_thread_are_watched(tmp_path):
     data.write_bytes(b"x")
     other = tmp_path / "other.bin"
     other.write_bytes(b"y")
+    # a distribution's metadata in a source checkout (pip install -e . writes one there)
+    # that importlib.metadata reads when a library looks up its entry points
+    metadata = tmp_path / "semcache.egg-info" / "entry_points.txt"
+    metadata.parent.mkdir()
+    metadata.write_text("[console_scripts]\n")
     with file_reads.watching() as seen:
+        metadata.read_text()
         data.read_bytes()
         out.write_bytes(b"z")  # written, not read
         open(sweep_code.__file__).close()  # code

@@ -197,7 +197,10 @@ def refuse_misnamed(path: str, trace_format: str | None) -> None:
     elif _JSON_QUERY.match(text):
         what, fix = "a JSON object a line", "name it .jsonl"
     else:
-        header = [cell.strip() for cell in next(csv.reader([text.strip("\r\n")]), [])]
+        try:
+            header = [cell.strip() for cell in next(csv.reader([text.strip("\r\n")]), [])]
+        except csv.Error:  # no CSV header at all (a stray carriage return): not events
+            return
         if not {"query", "query_vector"} & set(header):
             return
         what = f"a CSV header naming {', '.join(n for n in header if n in FIELDS)[:80]}"

@@ -6,7 +6,9 @@ log, an ``.npz`` of vectors) and on any file a policy reads while it runs.  They
 by watching, not declared: every ``open`` of a regular file for reading made by this
 thread inside :func:`watching` (``open``, ``numpy.load``, ``pathlib``, ``os.open``).
 Files that are code or the system's are left out: Python sources and bytecode, numba's
-cache, anything under the interpreter's and the site-packages' folders, ``/proc``,
+cache, the metadata of installed distributions (``*.dist-info``, ``*.egg-info``, which
+``importlib.metadata`` reads from wherever a path entry points, the working folder too),
+anything under the interpreter's and the site-packages' folders, ``/proc``,
 ``/sys``, ``/dev``, ``/etc``, ``/usr``, and semcache's embedding cache (a vector is a
 function of its text and model, whatever the cache holds).  A library that opens files
 in its own C code (pyarrow's readers) is not seen; a file that a workload parameter names
@@ -29,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import site
 import stat
 import sys
@@ -38,6 +41,10 @@ _WATCH = threading.local()  # .seen: the list the current watch fills, in this t
 _HOOK_LOCK = threading.Lock()
 _HOOKED: list = []  # one entry once the hook is added
 _CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyi", ".pyd", ".so", ".pth", ".nbi", ".nbc")
+# an installed distribution's metadata (entry_points.txt, METADATA, RECORD), which
+# importlib.metadata reads whenever a library looks up its plugins (numba does, on its
+# first compile), also from a source checkout that is the working folder
+_METADATA = re.compile(r"\.(dist|egg)-info(/|\\)")
 _WRITING = os.O_WRONLY | os.O_RDWR | getattr(os, "O_DIRECTORY", 0)
 
 
@@ -96,7 +103,7 @@ def data_files(paths) -> list:
             continue
         path = os.path.realpath(path)
         if (path.endswith(_CODE_SUFFIXES) or f"{os.sep}__pycache__{os.sep}" in path
-                or path.startswith(skipped)):
+                or _METADATA.search(path) or path.startswith(skipped)):
             continue
         try:
             if stat.S_ISREG(os.stat(path).st_mode):

@@ -15,8 +15,8 @@ remembers which plugin registered a name (``origin``), so a replay command that 
 prints names the ``--plugin`` it needs, and a Dask worker loads the same plugins before it
 runs a task (:func:`ensure`).
 
->>> loaded()
-[]
+>>> spec_of("my_package.rules")  # a module name stays; a file becomes its absolute path
+'my_package.rules'
 """
 
 from __future__ import annotations

@@ -25,12 +25,11 @@ import functools
 import hashlib
 import os
 import shlex
-import sys
 import tempfile
 
 import numpy as np
 
-from simulator import policies
+from simulator import policies, registration
 from simulator.trace import Trace
 from simulator.trace_formats import save
 
@@ -121,32 +120,15 @@ def plugin_of(policy) -> tuple:
         by = "semcache" if policies.shipped(name) else (policies.origin(name) or "your code")
         return None, (f"replay: the name '{name}' is registered to another policy (by {by}), "
                       "so these lines run that one; give your policy its own name")
-    path = defining_file(policy)
+    hooks = (getattr(policy, "victim"), getattr(policy, "init"))
+    path = registration.defining_plugin(policy, first=[
+        getattr(getattr(f, "py_func", f), "__module__", None) or "" for f in hooks])
     if path is None:
         return None, (f"replay: policy '{name}' is defined in no file a new process can load"
                       " (a notebook, a function): the replay needs it registered, e.g. "
                       "defined at the top level of a plugin file (--plugin, "
                       "docs/extending.md)")
     return path, None
-
-
-def defining_file(policy) -> str | None:
-    """The ``.py`` file of a loaded module that holds ``policy`` at its top level (which a
-    plugin load of the file registers), the module of its hooks first; or None."""
-    hooks = [getattr(policy, "victim"), getattr(policy, "init")]
-    first = [sys.modules.get(getattr(getattr(f, "py_func", f), "__module__", None) or "")
-             for f in hooks]
-    for module in [m for m in first if m is not None] + list(sys.modules.values()):
-        path = getattr(module, "__file__", None)
-        if not (isinstance(path, str) and path.endswith(".py") and os.path.isfile(path)):
-            continue
-        try:
-            held = any(value is policy for value in list(vars(module).values()))
-        except TypeError:  # a module object without a __dict__
-            continue
-        if held:
-            return os.path.abspath(path)
-    return None
 
 
 def _steps(instance) -> str:

@@ -206,26 +206,11 @@ def save_instance(trace, out_dir: str, name: str, model: dict,
 
 
 def plugin_of(value) -> str | None:
-    """The plugin that defines ``value`` for another process (a replay command): the file
-    of the module whose top level holds it, or its importable name inside a package; None
-    when none does (a script run as ``__main__``, a notebook, a function's local)."""
-    import pathlib
-    import sys
+    """The plugin that defines ``value`` for another process (a replay command):
+    :func:`simulator.registration.defining_plugin`."""
+    from simulator.registration import defining_plugin
 
-    main = sys.modules.get("__main__")
-    for name, module in list(sys.modules.items()):
-        path = getattr(module, "__file__", None)
-        # the script itself, under any name (multiprocessing adds __mp_main__): loading it
-        # as a plugin would run the script again
-        if module is main or not isinstance(path, str) or not path.endswith(".py"):
-            continue
-        if not any(v is value for v in list(getattr(module, "__dict__", {}).values())):
-            continue
-        spec = getattr(module, "__spec__", None)
-        if spec is not None and spec.parent and spec.name == name:
-            return name  # a package's module: imported by name, its relative imports work
-        return str(pathlib.Path(path).resolve())
-    return None
+    return defining_plugin(value)
 
 
 def _plain(value):
