@@ -253,6 +253,8 @@ def _as_array(name, value, strict_dtype):
                          f"give a rectangular {want.name} array")
     if name == "requests" and arr.dtype == np.uint64:
         return np.ascontiguousarray(arr)
+    if arr.size == 0 and not strict_dtype:  # [] has no dtype to check: its shape decides
+        return np.zeros(arr.shape, want)
     if strict_dtype:
         ok = arr.dtype == want if want == np.float32 else np.can_cast(arr.dtype, want, "safe")
         # bool casts safely to any number, but True/False are no ids, topics or sizes

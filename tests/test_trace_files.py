@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from simulator.errors import InputError
 from simulator.trace import PagingTrace, Trace
 from simulator.trace_formats import load, save
 
@@ -134,3 +135,15 @@ def test_integer_id_arrays_of_any_width_load(tmp_path, dtype):
     np.savez(tmp_path / "p.npz", requests=np.array([3, 1, 3], dtype))
     tr = load(tmp_path / "p.npz")
     assert tr.requests.dtype == np.int64
+
+
+@pytest.mark.parametrize("build, words", [
+    (lambda: PagingTrace.from_requests([]), "'requests' must be 1-D and non-empty"),
+    (lambda: Trace.from_arrays(queries=[], items=[], query_topics=[], item_topics=[]),
+     "'queries' must be 2-D"),
+])
+def test_empty_python_lists_are_refused_by_their_shape(build, words):
+    """An empty list has no dtype to speak of: the line says the trace is empty, not that
+    float64 is the wrong type."""
+    with pytest.raises(InputError, match=words):
+        build()

@@ -58,9 +58,11 @@ class HookDriver:
         an [n, d] array of unit rows; default ``N_KEYS`` zero rows of ``DIM``).  Paging:
         ``requests`` is the whole request sequence, played by :meth:`request`.
 
-    Every argument, here and of each method, is checked before a hook runs: a slot, key
-    or step out of range would index past the compiled state's arrays, so it is one
-    :class:`~simulator.errors.InputError` naming the argument instead.
+    Raises
+    ------
+    InputError
+        A bad argument, here or of any method, named, before a hook runs: a slot, key or
+        step out of range would index past the compiled state's arrays.
     """
 
     def __init__(self, policy, twin, capacity, seed=0, params=None, mode="semantic",

@@ -47,9 +47,11 @@ def hook_machine(policy, twin, param_values=None, max_capacity=5):
     max_capacity : int
         K is drawn from 1 .. ``max_capacity``.
 
-    Every argument is checked here (one :class:`~simulator.errors.InputError` naming
-    it): a parameter of the policy in ``param_values`` must be the twin's too
-    (``defaults``), and each of its values one the policy accepts.
+    Raises
+    ------
+    InputError
+        A bad argument, named: a parameter of the policy in ``param_values`` must be the
+        twin's too (``defaults``), and each of its values one the policy accepts.
     """
     pol = arguments.policy("policy", policy)
     twin = twin_class("twin", twin)

@@ -72,12 +72,18 @@ def traces(mode="semantic", *, sized=False, min_steps=1, max_steps=8, dim=3,
     max_keys : int
         Paging: the requests are over 1 .. ``max_keys`` objects.
 
-    ``dim``, ``vectors``, ``n_topics``, ``keys``, ``evidence`` and ``unscored`` are for
-    semantic traces, ``max_keys`` for paging ones: one given to the other mode is refused,
-    as is every bad value (one :class:`~simulator.errors.InputError` naming it).  A
-    sequence argument also takes a single value (``vectors="grid"``).  Hypothesis draws at
-    most 8192 choices for one example, so the smallest trace asked for must fit in half
-    of that: a semantic step draws about 2·dim + 8 of them.
+    Raises
+    ------
+    InputError
+        A bad value, named: ``dim``, ``vectors``, ``n_topics``, ``keys``, ``evidence``
+        and ``unscored`` are for semantic traces, ``max_keys`` for paging ones, and one
+        given to the other mode is refused.  Hypothesis draws at most 8192 choices for
+        one example, so the smallest trace asked for must fit in half of that: a
+        semantic step draws about 2·dim + 8 of them.
+
+    Notes
+    -----
+    A sequence argument also takes a single value (``vectors="grid"``).
     """
     mode = _mode(mode)
     sized, evidence, unscored = (arguments.flag(n, v) for n, v in (
