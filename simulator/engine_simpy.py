@@ -107,9 +107,9 @@ def resolve_options(options: dict | None) -> dict:
     simulator.errors.InputError: feedback_loss must be a probability in [0, 1], got 2
     """
     given = dict(options or {})
-    unknown = sorted(set(given) - set(OPTIONS))
+    unknown = sorted((repr(k) for k in set(given) - set(OPTIONS)), key=str)
     if unknown:
-        raise InputError(f"unknown engine option '{unknown[0]}'; valid engine options: "
+        raise InputError(f"unknown engine option {unknown[0]}; valid engine options: "
                          + ", ".join(OPTIONS), "engine_options")
     out = dict(OPTIONS)
     for name, value in given.items():

@@ -300,6 +300,7 @@ def test_sessions_with_latency_are_deterministic_and_matter():
 
 @pytest.mark.parametrize("options, words", [
     ({"delay": 1}, ["unknown engine option 'delay'", "feedback_delay"]),
+    ({1: 2, "latency": 0.5}, ["unknown engine option 1", "latency"]),  # keys of two types
     ({"feedback_delay": -1}, ["feedback_delay", ">= 0"]),
     ({"feedback_delay": float("nan")}, ["feedback_delay", "finite"]),
     ({"latency": "2"}, ["latency", "number"]),
