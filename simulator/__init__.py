@@ -20,7 +20,7 @@ The core (everything in this package but :mod:`simulator.cli` and
 ``simulator.workloads`` is the one name handed on from a floor above, loaded on first use.
 """
 
-from simulator import policies
+from simulator import paging_run, policies, semantic_run  # noqa: F401  (LiveRun's two kinds)
 from simulator.config import njit
 from simulator.errors import InputError
 from simulator.live_run import LiveRun

@@ -25,7 +25,6 @@ Within range a request too large for this machine's memory is refused by
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import re
 import types
@@ -215,34 +214,49 @@ class RunOptions:
         return self.capacity, self.budget
 
 
-# the model keywords of the front doors and their defaults, as build() has them
-_KEYWORDS = {name: p.default for name, p in inspect.signature(RunOptions.build).parameters.items()
-             if name != "policy"}
+class Unset:
+    """The default of a front door's model keywords: "not given", told apart from every
+    value a caller may pass (None and the build defaults included), so that keywords
+    beside ``options=`` are refused whatever their values."""
+
+    _one = None
+
+    def __new__(cls):
+        if cls._one is None:
+            cls._one = super().__new__(cls)
+        return cls._one
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __reduce__(self):
+        return Unset, ()
+
+
+UNSET = Unset()
 
 
 def given_or_built(options, policy, **keywords) -> RunOptions:
     """What a front door (``simulator.run``, ``LiveRun``) runs with: ``options``, built
     already by the caller and not checked again, or else the options built from ``policy``
-    and the model ``keywords``.  Both at once are refused.
+    and the model ``keywords`` given (those left :data:`UNSET` take
+    :meth:`RunOptions.build`'s defaults).  Both at once are refused.
 
     >>> shared = RunOptions.build(capacity=4)
-    >>> given_or_built(None, "fifo", capacity=4).policy.name
+    >>> given_or_built(None, "fifo", capacity=4, top_k=UNSET).policy.name
     'fifo'
-    >>> given_or_built(shared, None, top_k=2)  # doctest: +IGNORE_EXCEPTION_DETAIL
+    >>> given_or_built(shared, None, top_k=3)  # doctest: +IGNORE_EXCEPTION_DETAIL
     Traceback (most recent call last):
-    simulator.errors.InputError: options are built already: give them, or ...
+    simulator.errors.InputError: pass either options= or keywords (top_k), not both
     """
+    given = {name: value for name, value in keywords.items() if value is not UNSET}
     if options is None:
-        return RunOptions.build(policy=policy, **keywords)
+        return RunOptions.build(policy=policy, **given)
     if not isinstance(options, RunOptions):
         raise InputError(f"options must be a RunOptions (RunOptions.build), got "
                          f"{type(options).__name__}", "options")
-    # a keyword counts as given unless it is its default, of the default's very type
-    given = [name for name, value in keywords.items() if not (
-        value is _KEYWORDS[name] or (type(value) is type(_KEYWORDS[name])
-                                     and value == _KEYWORDS[name]))]
     if policy is not None or given:
-        raise InputError("options are built already: give them, or the policy and its "
-                         f"options ({', '.join(['policy'] * (policy is not None) + given)}), "
-                         "not both", "options")
+        names = ["policy"] * (policy is not None) + list(given)
+        raise InputError(f"pass either options= or keywords ({', '.join(names)}), not both",
+                         "options")
     return options
