@@ -28,7 +28,7 @@ import numpy as np
 from simulator import engine_simpy, policies, runner
 from simulator.errors import InputError
 from simulator.kernels import normalize_rows
-from simulator.live_run import LiveRun
+from simulator.live_run import start
 from simulator.run_options import RunOptions
 from simulator.run_arrays import OUTPUTS
 from simulator.trace import Trace, TraceBuffer
@@ -93,14 +93,14 @@ def run(buf: TraceBuffer, options: RunOptions, respond, *, engine: str = "fast",
         raise InputError(f"a closed loop scores with quality hit (the responder's verdict), "
                          f"got {options.quality!r}", "quality")
     checked = runner.check_engine(engine, engine_options)
-    live = LiveRun(buf, options=options, before_retrieve=_evidence_writer(respond))
+    live = start(buf, options, _evidence_writer(respond))
     if engine == "simpy":
         engine_simpy.simulate(live, checked, options.seed)
     else:
         live.step(0, buf.steps)
     trace = buf.finish(dict(meta or {}))
-    again = runner.run(trace, options=options, engine=engine,
-                       engine_options=engine_options)
+    # the finished trace is the buffer's arrays: the live run's memory check holds for it
+    again = runner.run_checked(trace, options, engine, checked, memory_checked=True)
     for name in OUTPUTS:
         if not np.array_equal(getattr(again, name), getattr(live, name)):
             raise RuntimeError(f"closed loop of policy '{options.policy.name}': a re-run of "

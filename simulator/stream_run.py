@@ -35,10 +35,10 @@ import numpy as np
 
 from simulator import policies
 from simulator.errors import InputError
-from simulator.live_run import LiveRun
+from simulator.live_run import start
 from simulator.object_table import ObjectTable
 from simulator.run_options import RunOptions
-from simulator.runner import paging_record
+from simulator.run_result import paging_record
 from simulator.trace import PagingBuffer
 from simulator.trace_formats import detect_format, request_chunks
 
@@ -147,9 +147,8 @@ def stream_with(path, runs: list, *, trace_format: str | None = None,
     reading = dict(trace_format=trace_format, trace_params=trace_params,
                    ignore_sizes=ignore_sizes, chunk_requests=chunk_requests)
     trace, table, ids = _first_reading(path, reading)
-    lives = [LiveRun(PagingBuffer(np.zeros(0, np.int64), trace.objects, sized=trace.sized,
-                                  object_ids=ids), options=options)
-             for options in runs]
+    lives = [start(PagingBuffer(np.zeros(0, np.int64), trace.objects, sized=trace.sized,
+                                object_ids=ids), options) for options in runs]
     names = [options.policy.name for options in runs]
     elapsed = [0.0] * len(lives)
     for live in lives:

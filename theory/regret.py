@@ -277,7 +277,7 @@ def eviction_regret(trace, run, comparator: str = "greedy", utilities=None,
     check_trace(trace)
     cfg = run.config
     K = cfg["capacity"] if capacity is None else capacity
-    if run.loss is None or run.loss.shape[0] != trace.steps:
+    if getattr(run, "loss", None) is None or run.loss.shape[0] != trace.steps:
         raise InputError("run must be a semantic run over this trace (same number of steps)")
     if K is None or int(K) < 1:
         raise InputError("capacity must be given (>= 1) for a run without a capacity")

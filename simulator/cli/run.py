@@ -61,8 +61,8 @@ def cmd_run(args) -> int:
     _announce_compiling([options.policy for options in runs], mode, sized)
     records = []
     for options in runs:
-        result = runner.run(trace, options=options, engine=args.engine,
-                            engine_options=engine_options)
+        result = runner.run_checked(trace, options, args.engine, engine_options,
+                                    memory_checked=True)
         summary = result.summary()
         compile_marks.remember(options.policy, mode, sized)
         if report_cache:
