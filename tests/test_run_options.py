@@ -98,7 +98,7 @@ def test_a_closed_loop_checks_once_what_its_two_runs_share(run_checks):
     closed_loop.run(buf, RunOptions.build(policy="fifo", capacity=2, top_k=1),
                     lambda t, keys, sims: keys[:1])
     # the live run and the certifying re-run of the finished trace: the re-run's memory
-    # is the buffer's, checked with the live run (before: each twice)
+    # is the buffer's, checked with the live run (before: 2, 2 and 3 times)
     assert run_checks == dict(check_engine=1, check_run=1, given_or_built=0)
 
 
