@@ -5,9 +5,13 @@ and the policy with its parameters.
 The front doors (``simulator.run``, ``LiveRun``, ``stream_run``, ``theory.opt.opt``,
 ``theory.ratio.competitive_ratio``, the commands) build one with :meth:`RunOptions.build`
 from their keywords; below them it is passed on as it is and not checked again:
-``simulator.run`` and ``LiveRun`` take a built one as ``options=``, and
-``simulator.stream_run.stream_with``, ``theory.opt.opt_with`` and
-``simulator.closed_loop.run`` take it directly.  :meth:`RunOptions.with_policy` and
+``simulator.run`` and ``LiveRun`` take a built one as ``options=`` (keywords or
+``options=``, never both: their keywords default to :data:`UNSET`, so one given at its
+default value is seen), and ``simulator.stream_run.stream_with``,
+``theory.opt.opt_with``, ``simulator.closed_loop.run``, ``simulator.runner.run_checked``
+and ``simulator.live_run.start`` take it directly.  The engine and its options
+(``simulator.runner.check_engine``) and the memory a run needs
+(:func:`simulator.memory_estimate.check_run`) are checked once a run the same way.  :meth:`RunOptions.with_policy` and
 :meth:`RunOptions.with_seed` give several runs one set of options, checking only what they
 add.  Each field has its own checker (:func:`check_capacity`, :func:`check_top_k`,
 :func:`check_switch_cost`, :func:`check_quality`, :func:`budget_value`,
