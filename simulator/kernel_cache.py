@@ -16,8 +16,8 @@ nothing else, so that editing one policy recompiles only that policy's loops:
   changes, wherever it is defined.
 
 Hooks with no source file behind them (a notebook cell, ``exec``) are never cached, since
-no hash can cover them.  Files are hashed when a process first uses them, so the name is
-that of the code the process compiles.
+no hash can cover them; nor is a function whose file was edited after it was loaded (its
+code is not among the file's), since the file's hash would name code it no longer holds.
 
 Two processes (the test session's workers) may want one loop at once: :func:`locked` makes
 a loop compile under a lock file named after it, so one process compiles and saves it and
@@ -58,7 +58,7 @@ _PACKAGE_SOURCES = {p.resolve() for p in [*_ENGINE, *(_HERE / "policies").glob("
 # version changes, and their code is not followed.
 _LIBRARY = tuple(os.path.join(os.path.realpath(p), "") for key, p in sysconfig.get_paths().items()
                  if key in ("stdlib", "platstdlib", "purelib", "platlib"))
-_FILE_HASHES: dict = {}  # a file -> its hash when this process first named a loop by it
+_FILES: dict = {}  # (a file, its mtime and size) -> its hash and the code compiled from it
 _LOCKS = "semcache-locks"
 
 
@@ -141,6 +141,8 @@ def _walk(fn, found: _Reach) -> bool:
     if _in_library(str(path)):
         return True
     if path not in _ENGINE_FILES:
+        if code not in _file(path)[1]:
+            return False  # the file was edited since this code was loaded from it
         found.files.add(path)
     names = getattr(py, "__globals__", {})
     used = list(dict.fromkeys(_names(code)))
@@ -210,10 +212,24 @@ def reached(functions) -> tuple | None:
     return sorted(found.files), found.values
 
 
-def _file_hash(path: pathlib.Path) -> str:
-    if path not in _FILE_HASHES:
-        _FILE_HASHES[path] = hashlib.sha1(path.read_bytes()).hexdigest()
-    return _FILE_HASHES[path]
+def _file(path: pathlib.Path) -> tuple:
+    """The hash of ``path``'s bytes and the code objects compiled from them.
+
+    A function whose code is not among them was loaded before the file was last edited:
+    naming its loops by the file's new bytes would save old code under the new code's
+    name, so such a function is not cached.
+    """
+    stat = path.stat()
+    key = (path, stat.st_mtime_ns, stat.st_size)
+    if key not in _FILES:
+        data = path.read_bytes()
+        codes, todo = [], [compile(data, str(path), "exec", dont_inherit=True)]
+        while todo:
+            code = todo.pop()
+            codes.append(code)
+            todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        _FILES[key] = (hashlib.sha1(data).hexdigest(), codes)
+    return _FILES[key]
 
 
 def _reach_hash(policy, hooks) -> str | None:
@@ -225,7 +241,7 @@ def _reach_hash(policy, hooks) -> str | None:
     digest = hashlib.sha1()
     for path in files:  # a package file by its place in the package, yours by its path
         shown = path.relative_to(_ROOT) if path.is_relative_to(_ROOT) else path
-        digest.update(f"{shown}\0{_file_hash(path)}\0".encode())
+        digest.update(f"{shown}\0{_file(path)[0]}\0".encode())
     for label in sorted(values):
         digest.update(f"{label}\0{values[label]}\0".encode())
     return digest.hexdigest()[:10]

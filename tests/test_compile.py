@@ -165,3 +165,35 @@ def test_the_install_compiles_what_make_demo_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr
     runs = json.loads(proc.stdout)["runs"]
     assert [(r["policy"], r["compiled_from_cache"]) for r in runs] == [(demo[1], True)]
+
+
+def test_your_files_are_followed_and_an_edit_since_loading_is_never_cached(tmp_path,
+                                                                           monkeypatch):
+    """A hook in your file calling a helper of another file as a module's attribute: both
+    files and the helper's constant name the loop.  Edited after it was loaded, the
+    hook's file no longer holds its code, so it is compiled, never cached."""
+    import dataclasses
+    import importlib
+
+    from simulator import kernel_cache
+    from simulator.engine_fast import hooks_of
+    from simulator.policies import fifo
+
+    (tmp_path / "kc_probe_helpers.py").write_text(
+        "from simulator.config import njit\n\nLIMIT = 3\n\n\n"
+        "@njit\ndef gate(t):\n    return t % LIMIT == 0\n")
+    hooks = tmp_path / "kc_probe_hooks.py"
+    hooks.write_text("import kc_probe_helpers as helpers\nfrom simulator.config import njit\n"
+                     "\n\n@njit\ndef admit(state, t, key, x, cache):\n"
+                     "    return helpers.gate(t)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("kc_probe_helpers", "kc_probe_hooks"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    pol = dataclasses.replace(fifo.POLICY, name="probe",
+                              admit=importlib.import_module("kc_probe_hooks").admit)
+    files, values = kernel_cache.reached([getattr(pol, h) for h in hooks_of(pol)])
+    assert {f.name for f in files} >= {"kc_probe_hooks.py", "kc_probe_helpers.py"}
+    assert values["kc_probe_helpers.gate:LIMIT"] == "int:3"
+    assert kernel_cache.disk_cached(pol, hooks_of(pol))
+    hooks.write_text(hooks.read_text().replace("helpers.gate(t)", "not helpers.gate(t)"))
+    assert not kernel_cache.disk_cached(pol, hooks_of(pol))
