@@ -36,11 +36,26 @@ import enum
 import hashlib
 import os
 import pathlib
+import site
 import sys
 import sysconfig
 import types
 
+import llvmlite
+import numba
 import numpy as np
+
+
+def _folders(paths) -> tuple:
+    """``paths`` as real folder prefixes (with a final separator), for ``startswith``."""
+    return tuple(os.path.join(os.path.realpath(p), "") for p in paths)
+
+
+def _python_paths(*keys) -> list:
+    """The interpreter's ``sysconfig`` folders ``keys``, of this environment and its base."""
+    base = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+    return [sysconfig.get_path(key, vars=v) for v in (None, base) for key in keys]
+
 
 _HERE = pathlib.Path(__file__).parent
 _ROOT = _HERE.parent  # names hash package files by their path below it, so clones agree
@@ -54,10 +69,13 @@ _ENGINE_FILES = {p.resolve() for p in _ENGINE}
 # The files user_files leaves out (a sweep's rows hash semcache's own sources apart).
 _PACKAGE_SOURCES = {p.resolve() for p in [*_ENGINE, *(_HERE / "policies").glob("*.py"),
                                           *(_HERE / "policies" / "parts").glob("*.py")]}
-# Python's own and installed libraries: numba's cache index is dropped when numba's
-# version changes, and their code is not followed.
-_LIBRARY = tuple(os.path.join(os.path.realpath(p), "") for key, p in sysconfig.get_paths().items()
-                 if key in ("stdlib", "platstdlib", "purelib", "platlib"))
+# Code not followed: Python's own, and numba's and what numba builds on (its cache index
+# is dropped when its version changes).  Any other installed code is followed: a plugin
+# installed with pip, or semcache itself, is hashed like a checkout.
+_STDLIB = _folders(_python_paths("stdlib", "platstdlib"))
+_SITE = _folders([*_python_paths("purelib", "platlib"), *site.getsitepackages(),
+                  site.getusersitepackages()])
+_NUMBA = _folders(os.path.dirname(m.__file__) for m in (np, numba, llvmlite))
 _FILES: dict = {}  # (a file, its mtime and size) -> its hash and the code compiled from it
 _LOCKS = "semcache-locks"
 
@@ -115,7 +133,8 @@ class _Reach:
 
 
 def _in_library(path: str) -> bool:
-    return os.path.realpath(path).startswith(_LIBRARY)
+    path = os.path.realpath(path)
+    return path.startswith(_NUMBA) or (path.startswith(_STDLIB) and not path.startswith(_SITE))
 
 
 def _names(code):
