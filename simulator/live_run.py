@@ -73,8 +73,8 @@ class LiveRun:
     Attributes
     ----------
     mode : str
-        ``"semantic"`` (a :class:`~simulator.semantic_run.SemanticRun`) or ``"paging"``
-        (a :class:`~simulator.paging_run.PagingRun`).
+        ``"semantic"`` (the run is a ``simulator.semantic_run.SemanticRun``) or
+        ``"paging"`` (a ``simulator.paging_run.PagingRun``).
     arrays : SemanticArrays or PagingArrays
         The compiled bundle the step function reads and writes.
     state : tuple

@@ -36,7 +36,7 @@ def modification_counts(admitted, evicted, deleted, evict_log=None) -> tuple:
 @dataclasses.dataclass
 class RunResult:
     """Counters and per-step records of one run: the base of :class:`SemanticResult` and
-    :class:`PagingResult`, which :func:`simulator.run` returns by the trace's mode.
+    :class:`PagingResult`, which :func:`~simulator.runner.run` returns by the trace's mode.
 
     Both keep ``config`` (the run's options, engine and ``mode``), ``hit`` (int8, one
     entry a step), ``elapsed_s``, ``max_occupancy`` (the largest total size held),
@@ -162,7 +162,7 @@ class PagingResult(RunResult):
     mode: ClassVar[str] = "paging"
 
     def summary(self) -> dict:
-        """The docs/model.md §7.2 run record (:func:`paging_record`)."""
+        """The docs/model.md §7.2 run record (as a streamed run's, ``paging_record``)."""
         return self._with_engine_options(paging_record(
             self.config, steps=int(self.hit.shape[0]), hits=int(self.hit.sum()),
             admissions=self.admissions, evictions=self.evictions,
