@@ -242,7 +242,11 @@ def _file(path: pathlib.Path) -> tuple:
     key = (path, stat.st_mtime_ns, stat.st_size)
     if key not in _FILES:
         data = path.read_bytes()
-        codes, todo = [], [compile(data, str(path), "exec", dont_inherit=True)]
+        try:
+            todo = [compile(data, str(path), "exec", dont_inherit=True)]
+        except (SyntaxError, ValueError):  # code named after a file that is no Python
+            todo = []  # (a docs page whose examples were exec'd): nothing to cache it by
+        codes = []
         while todo:
             code = todo.pop()
             codes.append(code)
