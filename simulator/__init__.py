@@ -25,7 +25,7 @@ from simulator.config import njit
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
 from simulator.policies.base import Policy, Traits
-from simulator.policy_checks import check_policy
+from simulator.testing.contract import check_policy
 from simulator.runner import RunResult, run
 from simulator.stream_run import stream_run
 from simulator.trace import PagingTrace, Trace, TraceBuffer

@@ -1,5 +1,5 @@
 """``semcache compile`` fills numba's disk cache ahead of a first run, and ``semcache run``
-on a terminal names what it is about to compile (simulator.compile_marks)."""
+on a terminal names what it is about to compile (simulator.engine.compile_marks)."""
 
 import json
 import os

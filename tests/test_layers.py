@@ -127,7 +127,7 @@ def test_no_module_is_oversized():
 def test_a_circle_or_a_climb_would_be_seen():
     """The checks can fail: the reading finds the imports it must."""
     assert "simulator.live_run" in GRAPH["simulator.runner"]
-    assert "simulator.engine_fast" in GRAPH["simulator.live_run"]
+    assert "simulator.engine.fast" in GRAPH["simulator.live_run"]
     assert "workloads" in GRAPH["simulator"]  # the front door's lazy hand-on
     assert floor("simulator.cli.run") == "application" and floor("simulator.trace") == "core"
     # the test kit stands on the application floor because it needs OPT
