@@ -95,4 +95,5 @@ _FINDER = _Alias()
 def install() -> None:
     """Let the old names import (once per process)."""
     if _FINDER not in sys.meta_path:
-        sys.meta_path.append(_FINDER)
+        # first: a stale copy of an old file (an install upgraded in place) must not win
+        sys.meta_path.insert(0, _FINDER)

@@ -45,14 +45,14 @@ question's category, or 0 for a probe) and ``qa_index`` (its index in the conver
 ``qa`` list, or −1).
 
 Parameters: ``path`` (a LoCoMo folder or ``locomo10.json``; default ``$SEMCACHE_LOCOMO``,
-else ``locomo`` under the data home, :mod:`workloads.data.data_home`), ``conversations`` (comma-separated
-file stems or sample ids, e.g. ``26,30``; empty: all, in file order), ``placement``,
-``categories`` (default ``1,2,3,4,5``), ``max_turns`` (0: all), ``text``, ``cache`` (the
-embedding cache root; default as in :mod:`workloads.data.text_embed`) and ``sizes``: ``none``
-(every turn size 1: memory counted in turns) or ``tokens`` (a turn's size is its token
-count as embedded, ``"Speaker: text"`` under ``text=speaker``, by the model's own
-WordPiece tokenizer, :func:`workloads.data.text_embed.token_counts`: special tokens not
-counted, no truncation; at least 1), for memories budgeted in tokens
+else ``locomo`` under the data home, :mod:`workloads.data.data_home`), ``conversations``
+(comma-separated file stems or sample ids, e.g. ``26,30``; empty: all, in file order),
+``placement``, ``categories`` (default ``1,2,3,4,5``), ``max_turns`` (0: all), ``text``,
+``cache`` (the embedding cache root; default as in :mod:`workloads.data.text_embed`) and
+``sizes``: ``none`` (every turn size 1: memory counted in turns) or ``tokens`` (a turn's
+size is its token count as embedded, ``"Speaker: text"`` under ``text=speaker``, by the
+model's own WordPiece tokenizer, :func:`workloads.data.text_embed.token_counts`: special
+tokens not counted, no truncation; at least 1), for memories budgeted in tokens
 (``--budget 2000``).  The seed draws the question targets and the probes; the texts and
 vectors are fixed by the data.
 """

@@ -32,8 +32,8 @@ or a prefill (the retrieval-noise traces) is refused: docs/model.md §1 has an a
 
 The ``solar_published`` workload loads one folder by name (``family``, ``variant``,
 ``trace_seed``) under ``root``: the parameter, else ``$SEMCACHE_SOLAR_DATA``, else
-``solar-synthetic`` under the data home (:mod:`workloads.data.data_home`).  ``trace_seed`` is one of the
-authors' seeds (42, 1337, 2024); the default 0 picks one by the workload seed,
+``solar-synthetic`` under the data home (:mod:`workloads.data.data_home`).  ``trace_seed`` is
+one of the authors' seeds (42, 1337, 2024); the default 0 picks one by the workload seed,
 ``(42, 1337, 2024)[seed % 3]``, so seeds 0, 1, 2 are the three published traces.  Nothing
 else is random: the files are the trace.
 """

@@ -42,8 +42,8 @@ from simulator.engine.cache_slots import (ADMISSIONS, ARRIVING, BAD_DELETE, BAD_
                                    drop_deleted, evict_more, remove_slot)
 from simulator.config import njit
 from simulator.engine.fast_index import at
-from simulator.engine.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of, retrieve,
-                               top_k)
+from simulator.engine.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of,
+                                      retrieve, top_k)
 
 _KERNELS: dict = {}
 HOOKS = ("on_hit", "on_feedback", "admit", "victim", "on_insert", "on_evict", "on_rearrival",

@@ -18,7 +18,7 @@ import textwrap
 
 from simulator.errors import InputError
 
-PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # simulator/
 
 # what each hook whose value the engine reads must return
 RETURNS = {"admit": "True or False", "victim": "the slot to evict",

@@ -1,8 +1,8 @@
 """Which compiled loops numba may cache on disk, and under which names.
 
 numba's cache checks only the file that defines a function.  The engine's loops are
-copies of functions in ``engine_fast.py`` (and ``cache_slots.py``) with a policy's hooks
-bound in, so their cache entries must be named after everything compiled into them: the
+copies of functions in ``engine/fast.py`` (and ``engine/cache_slots.py``) with a policy's
+hooks bound in, so their cache entries must be named after everything compiled into them: the
 package sources that a loop can contain (hashed together) and the hooks.  A policy whose
 hooks are defined in your own files (a plugin, a script) is cached too, under names that
 also hash the bytes of those files and of the files of the compiled functions the hooks
@@ -23,15 +23,16 @@ import pathlib
 import types
 
 _HERE = pathlib.Path(__file__).parent
+_PACKAGE = _HERE.parent
 # Everything a compiled loop can contain: the loop, its kernels, the flags, the random
 # stream, the policies and the types of its arguments (numba's cache index pickles them,
 # so a moved or changed type must change the names).  Editing the CLI or the runner keeps
 # the cache.
-_SOURCES = [_HERE / "engine_fast.py", _HERE / "cache_slots.py", _HERE / "kernels.py",
-            _HERE / "config.py", _HERE / "fast_index.py", _HERE / "rng.py",
+_SOURCES = [_HERE / "fast.py", _HERE / "cache_slots.py", _HERE / "kernels.py",
+            _PACKAGE / "config.py", _HERE / "fast_index.py", _PACKAGE / "rng.py",
             _HERE / "run_arrays.py",
-            *sorted((_HERE / "policies").glob("*.py")),
-            *sorted((_HERE / "policies" / "parts").glob("*.py"))]
+            *sorted((_PACKAGE / "policies").glob("*.py")),
+            *sorted((_PACKAGE / "policies" / "parts").glob("*.py"))]
 SOURCE_HASH = hashlib.sha1(b"".join(p.read_bytes() for p in _SOURCES)).hexdigest()[:10]
 _HASHED = {p.resolve() for p in _SOURCES}
 

@@ -164,8 +164,8 @@ def _write(buf, t: int, step, mode: str, who: str) -> bool:
     """Step ``t`` into ``buf``, each value checked here, where the chooser hands it over
     (``who`` names the adversary in errors)."""
     if not isinstance(step, Step):
-        raise InputError(f"{who}: a chooser must return a workloads.adversaries.builder.Step; at step "
-                         f"{t} it returned {type(step).__name__}")
+        raise InputError(f"{who}: a chooser must return a workloads.adversaries.builder.Step; "
+                         f"at step {t} it returned {type(step).__name__}")
     if mode == "paging":
         if not (_is_int(step.request) and 0 <= step.request < buf.n_keys):
             raise InputError(f"{who} step {t}: request must be a page in 0 … "
