@@ -6,8 +6,7 @@ memory-management study, LoCoMo) and every claim check, then writes, under ``DIR
 ``index.md``
     every table beside the paper (its printed value and verdict under each of our cells),
     every finding and claim with its verdict, the command and seeds behind each number,
-    the figures, and the versions that produced it (:mod:`~simulator.experiments
-    .report_index`);
+    the figures, and the versions that produced it (:mod:`~simulator.experiments.report.index`);
 ``report.json``
     the same as data (versions, commands, verdict counts, claims, figure entries);
 ``figures/NAME.png`` and ``figures/NAME.json``
