@@ -4,7 +4,7 @@ The tree was reorganised into folders that show its floors (docs/development.md,
 tree").  Code written against an old path, ``simulator.engine_fast`` say, goes on working:
 importing it gives the very module now at ``simulator.engine.fast``, with a
 DeprecationWarning naming the new path.  :func:`install` puts the finder on
-``sys.meta_path``; ``import simulator`` and ``import workloads`` call it.
+``sys.meta_path``; ``import simulator`` calls it (``import workloads`` imports it first).
 """
 
 from __future__ import annotations
