@@ -19,7 +19,7 @@ from helpers.naive_opt import brute_opt, brute_paging_misses
 from helpers.opt_cases import POLICIES, close, random_trace, soft_topk_case, tiny
 from simulator.cli import main
 from simulator.errors import InputError
-from simulator.policy_checks.traces import sized_trace
+from simulator.testing.contract.traces import sized_trace
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
 from theory import opt_beam, opt_dp, opt_sized

@@ -4,7 +4,7 @@ last), what it would compile said on stderr, the limit honoured and what it left
 and the bounds still certified.
 
 The candidate policies are fifo and lru (compiled by many other tests); which of them
-"compile first" is faked through :func:`simulator.compile_marks.to_compile`, and the beam
+"compile first" is faked through :func:`simulator.engine.compile_marks.to_compile`, and the beam
 search gives the empty schedule, so no test compiles a new loop; and no assertion depends
 on how fast this machine is: a tiny limit, or a compile time longer than any limit, stands
 in for a slow instance.
@@ -17,10 +17,10 @@ import json
 import pytest
 
 import workloads
-from simulator import compile_marks
+from simulator.engine import compile_marks
 from simulator.cli import main
 from simulator.cli import opt as cli_opt
-from simulator.policy_checks.traces import sized_trace
+from simulator.testing.contract.traces import sized_trace
 from theory import opt_beam, opt_bounds, opt_clock, opt_fits, opt_upper
 from theory.opt import opt
 from theory.opt_model import replay

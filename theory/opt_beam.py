@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import compile_marks
+from simulator.engine import compile_marks
 from simulator.config import njit
 from simulator.policies import REGISTRY
 from simulator.runner import run
@@ -220,7 +220,7 @@ def policy_run(trace, name: str, capacity: int | None, top_k: int, switch_cost: 
     step (or -1) and the keys evicted or deleted there (every victim of a sized run, from
     its eviction log).  ``budget`` runs it with that budget (``capacity`` None: no count
     limit).  Its loop is then marked as in the disk cache
-    (:func:`simulator.compile_marks.remember`), as ``semcache run`` marks it.
+    (:func:`simulator.engine.compile_marks.remember`), as ``semcache run`` marks it.
     """
     kw = {} if budget is None else {"budget": budget}
     r = run(trace, name, capacity=capacity, top_k=top_k, switch_cost=switch_cost,

@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from simulator.kernels import QUALITY_CODES
+from simulator.engine.kernels import QUALITY_CODES
 from theory import opt_beam, opt_clock, opt_flow, opt_upper
 from theory.opt_lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pairs, certify,
                            solve, topic_lp)

@@ -35,7 +35,7 @@ from math import comb
 import numpy as np
 
 from simulator.config import njit
-from simulator.kernels import QUALITY_CODES, dot, quality_of
+from simulator.engine.kernels import QUALITY_CODES, dot, quality_of
 from theory.opt_model import effective_weights, relevance_matrix
 
 

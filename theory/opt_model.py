@@ -9,8 +9,8 @@ cache set be a set of arrival indices, even when a trace re-streams a key (``ite
 the copy cached is the arrival that admitted it, and two arrivals of one key are never
 cached together (a re-arrival of a cached key admits nothing, docs/model.md §6).
 
-Similarities come from :func:`simulator.kernels.dot` and scoring from
-:func:`simulator.kernels.quality_of`, the functions the engines call, so ℓ_t(S) here is the
+Similarities come from :func:`simulator.engine.kernels.dot` and scoring from
+:func:`simulator.engine.kernels.quality_of`, the functions the engines call, so ℓ_t(S) here is the
 engine's ℓ_t bit for bit.  Unscored steps (``trace.scored`` false) get weight 0: the
 runner's cost Σ_scored ℓ_t + λ·N ignores their misses, and OPT is compared with it.
 """
@@ -23,7 +23,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES, dot, quality_of, similarities
+from simulator.engine.kernels import QUALITY_CODES, dot, quality_of, similarities
 
 
 @dataclasses.dataclass(frozen=True)

@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.config import njit
-from simulator.kernels import dot
+from simulator.engine.kernels import dot
 from theory.opt_model import effective_weights
 
 SEPARATION_BLOCK = 512  # query rows per similarity block: bounds memory at 8·512·T bytes

@@ -8,7 +8,7 @@ They are *tried* by kind, cheapest first, in listed order within a kind:
 
 1. ``given``: the schedules given, replayed (free);
 2. ``compiled``: the policies whose loops are in numba's disk cache, by the marks of
-   :mod:`simulator.compile_marks` (a run takes milliseconds to seconds);
+   :mod:`simulator.engine.compile_marks` (a run takes milliseconds to seconds);
 3. ``beam``: the beam search (seconds, its compilation included; often the best);
 4. ``compile``: the policies whose loops compile first (5–25 s each, the first run only;
    ``semcache compile`` does it ahead), and those whose loops cannot be cached.
@@ -31,8 +31,9 @@ import math
 import time
 from typing import Callable
 
-from simulator import compile_marks, kernel_cache
-from simulator.engine_fast import hooks_of
+from simulator.engine import compile_marks
+from simulator.engine import kernel_cache
+from simulator.engine.fast import hooks_of
 from simulator.policies import REGISTRY
 from theory import opt_beam, opt_clock
 from theory.opt_model import schedule_from_sets
