@@ -38,7 +38,7 @@ from typing import Callable
 
 from simulator.errors import InputError
 from simulator.instance import OPTION_NAMES
-from theory.user_code import call, is_bool, is_finite, is_nan, is_number, shown
+from theory.kit.user_code import call, is_bool, is_finite, is_nan, is_number, shown
 
 OK, BROKEN, UNDECIDED = "ok", "broken", "undecided"
 STATUSES = (OK, BROKEN, UNDECIDED)

@@ -43,12 +43,12 @@ from typing import Any
 
 from simulator.errors import InputError
 from simulator.registration import check_name
-from theory import bounds as bound_kinds
+from theory.kit import bounds as bound_kinds
 from theory.claims.base import ClaimResult, by_subrange, plugin_of, save_instance
 from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     UNCONFIRMABLE, VIOLATED, basis, check_record)
-from theory.families import Family, as_family
-from theory.user_code import call, is_bool, is_finite, shown
+from theory.kit.families import Family, as_family
+from theory.kit.user_code import call, is_bool, is_finite, shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -312,7 +312,7 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
 
 
 def _shrunk(claim: Claim, instance, options, time_limit):
-    from theory.shrink import shrink
+    from theory.kit.shrink import shrink
 
     def still_broken(candidate):
         return _judge(claim, candidate, options, time_limit)[0] == bound_kinds.BROKEN

@@ -29,7 +29,7 @@ import itertools
 from simulator.errors import InputError
 from simulator.instance import Instance
 from simulator.trace import PagingTrace, Trace
-from theory.user_code import shown
+from theory.kit.user_code import shown
 
 KINDS = ("search", "exhaustive")
 

@@ -1,20 +1,20 @@
 """Bounds on OPT where no exact method fits (docs/model.md §4): a certified lower bound and the
 cheapest real schedule found.
 
-Lower bounds, all certified from a dual vector (:func:`theory.opt_lp.certify`), never from a
+Lower bounds, all certified from a dual vector (:func:`theory.opt.lp.certify`), never from a
 solver's primal value; the largest of those that apply within their limits is returned:
 
 ``flow``
     ``hit`` quality, relevance by topic (no evidence), T <= 10⁶.  The min-cost flow of
-    :mod:`theory.opt_flow` ignores the retrieval depth: a real hit needs a cached item of
+    :mod:`theory.opt.flow` ignores the retrieval depth: a real hit needs a cached item of
     topic a_t, so its "flow <= OPT" half holds for any k (and whatever the key topics).
     Certified from the flow's node potentials.
 ``lp-arrivals``
-    :func:`theory.opt_lp.arrival_lp`, any quality; T <= 3 000 and at most 30 000
+    :func:`theory.opt.lp.arrival_lp`, any quality; T <= 3 000 and at most 30 000
     variables (HiGHS' interior-point method, about 4 s at 20 000); for ``similarity`` the
     4·K most similar earlier arrivals of each step are kept, the rest under a floor.
 ``lp-topics``
-    :func:`theory.opt_lp.topic_lp`, ``precision`` with relevance by topic; at most
+    :func:`theory.opt.lp.topic_lp`, ``precision`` with relevance by topic; at most
     100 000 variables (HiGHS' simplex, about 5 s at 60 000).
 ``trivial``
     Forced losses, always computed: quality_t is at most 1 if some earlier arrival is
@@ -26,10 +26,10 @@ So ``hit`` without evidence always gets ``flow``; ``precision`` and ``similarity
 traces fall back to ``lp-topics`` or ``trivial``.
 
 Upper bound: the cheapest of, for ``hit``, the flow's schedule (optimal when k >= K), the
-beam search of :mod:`theory.opt_beam` (T <= 3 000, K <= 62) and every bounded semantic
+beam search of :mod:`theory.opt.beam` (T <= 3 000, K <= 62) and every bounded semantic
 registry policy (seed 0), ranked by their own costs and tried cheapest first within the
-time limit (:mod:`theory.opt_upper`); the winner is replayed with
-:func:`theory.opt_model.replay`, which must reproduce its cost.
+time limit (:mod:`theory.opt.upper`); the winner is replayed with
+:func:`theory.opt.model.replay`, which must reproduce its cost.
 """
 
 from __future__ import annotations
@@ -39,10 +39,10 @@ import math
 import numpy as np
 
 from simulator.kernels import QUALITY_CODES
-from theory import opt_beam, opt_clock, opt_flow, opt_upper
-from theory.opt_lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pairs, certify,
+from theory.opt import beam, clock, flow, upper
+from theory.opt.lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pairs, certify,
                            solve, topic_lp)
-from theory.opt_model import (best_earlier_cosine, build_model, effective_weights, replay,
+from theory.opt.model import (best_earlier_cosine, build_model, effective_weights, replay,
                                schedule_from_sets)
 
 FLOW_MAX_T = 10**6
@@ -92,13 +92,13 @@ def trivial_bound(trace, capacity: int, top_k: int, quality: str, cacheable=None
 
 def flow_bound(trace, capacity: int, switch_cost: float):
     """``(bound, schedule)``: the certified flow value and the flow's (k >= K) schedule."""
-    net = opt_flow.build(trace, capacity, switch_cost)
-    x, pi = opt_flow.min_cost_flow(net)
+    net = flow.build(trace, capacity, switch_cost)
+    x, pi = flow.min_cost_flow(net)
     lp = LinearProgram(c=net["cost"], lb=np.zeros_like(net["cap"]), ub=net["cap"],
-                       A_eq=opt_flow.incidence(net), b_eq=net["supply"])
+                       A_eq=flow.incidence(net), b_eq=net["supply"])
     const = net["constant"]
     bound = const + certify(lp, y_eq=-pi) - 4 * UNIT_ROUNDOFF * const
-    sets = opt_flow.schedule_sets(trace, capacity, net, x)
+    sets = flow.schedule_sets(trace, capacity, net, x)
     return bound, schedule_from_sets(trace.item_keys, sets)
 
 
@@ -106,17 +106,17 @@ def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
                 model=None):
     """``(bound, method, schedule or None)``: the best lower bound of the module docstring,
     and the flow's schedule when the bound is ``flow``.  ``model`` (from
-    :func:`~theory.opt_model.build_model`) is built when needed and not given."""
+    :func:`~theory.opt.model.build_model`) is built when needed and not given."""
     T = trace.steps
-    opt_clock.phase("lower bound: forced losses")
+    clock.phase("lower bound: forced losses")
     best = (trivial_bound(trace, capacity, top_k, quality), "trivial", None)
     topical = not trace.has_evidence
     if quality == "hit" and topical and T <= FLOW_MAX_T:
-        opt_clock.phase("lower bound: min-cost flow")  # fast, and the best bound: always
+        clock.phase("lower bound: min-cost flow")  # fast, and the best bound: always
         bound, sched = flow_bound(trace, capacity, switch_cost)
         return max(best, (bound, "flow", sched), key=lambda b: b[0])
     lp = None
-    if opt_clock.expired():
+    if clock.expired():
         return best
     if T <= ARRIVAL_MAX_T:
         model = model or build_model(trace, top_k, quality)
@@ -132,8 +132,8 @@ def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
         lp, const = topic_lp(trace, capacity, top_k, switch_cost, TOPIC_MAX_VARS)
         name = "lp-topics"
     if lp is not None:
-        opt_clock.phase(f"lower bound: {name}")
-        limit = opt_clock.remaining(LP_TIME_LIMIT)  # a time-limited solve still certifies
+        clock.phase(f"lower bound: {name}")
+        limit = clock.remaining(LP_TIME_LIMIT)  # a time-limited solve still certifies
         bound = const + solve(lp, max(limit, 1e-3), ipm=name == "lp-arrivals")[1] \
             - 4 * UNIT_ROUNDOFF * const
         best = max(best, (bound, name, None), key=lambda b: b[0])
@@ -143,7 +143,7 @@ def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
 def upper_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
                 model=None, extra=(), width=None):
     """``(cost, method, schedule)``: the cheapest real schedule found, by its replayed cost,
-    tried in the order of :mod:`theory.opt_upper`.
+    tried in the order of :mod:`theory.opt.upper`.
 
     ``extra`` adds ``(name, schedule)`` candidates (e.g. a relaxation's schedule).
     """
@@ -152,35 +152,35 @@ def upper_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: s
     def replayed(sched):
         return replay(trace, sched, capacity, top_k, switch_cost, quality)
 
-    cand = [opt_upper.given(name, replayed(sched), sched) for name, sched in extra]
+    cand = [upper.given(name, replayed(sched), sched) for name, sched in extra]
     if T <= BEAM_MAX_T and K <= BEAM_MAX_K:
         model = model or build_model(trace, top_k, quality)
-        cand += opt_upper.beams(trace, model, K, switch_cost, width)
-    cand += opt_upper.policies(trace, capacity, top_k, switch_cost, quality)
-    return opt_upper.cheapest(cand, replayed)
+        cand += upper.beams(trace, model, K, switch_cost, width)
+    cand += upper.policies(trace, capacity, top_k, switch_cost, quality)
+    return upper.cheapest(cand, replayed)
 
 
 def describe(trace, capacity: int, quality: str, sized: bool = False) -> str:
-    """What :func:`bounds` (``sized``: :func:`theory.opt_sized.bounds`, which also tries the
+    """What :func:`bounds` (``sized``: :func:`theory.opt.sized.bounds`, which also tries the
     LPs after the flow) will compute on this instance, in words, before it starts; an LP
     named here is solved only if its size, known once it is built, is within its limit."""
     T, topical = trace.steps, not trace.has_evidence
     K = min(capacity, T)
-    flow = quality == "hit" and topical and T <= FLOW_MAX_T
-    lower = ["forced losses"] + (["the min-cost flow"] if flow else [])
+    by_flow = quality == "hit" and topical and T <= FLOW_MAX_T
+    lowers = ["forced losses"] + (["the min-cost flow"] if by_flow else [])
     topic_lp = quality == "precision" and topical
-    if sized or not flow:  # without a budget the flow is the bound for hit: no LP
+    if sized or not by_flow:  # without a budget the flow is the bound for hit: no LP
         if T <= ARRIVAL_MAX_T:
             lp = "the knapsack LP" if sized else "the arrival LP"
-            lower.append(f"{lp} (or the topic LP if it is too big)" if topic_lp else lp)
+            lowers.append(f"{lp} (or the topic LP if it is too big)" if topic_lp else lp)
         elif topic_lp:
-            lower.append("the topic LP")
-    upper = ["the flow's schedule"] if flow else []
+            lowers.append("the topic LP")
+    uppers = ["the flow's schedule"] if by_flow else []
     if T <= BEAM_MAX_T and 1 <= K <= BEAM_MAX_K:
-        upper.append(f"beam search ({len(opt_beam.HORIZONS)} horizons)")
-    upper.append(f"{len(opt_beam.policy_names())} policies' runs")
-    return (f"lower bound from {', '.join(lower)}; upper bound the cheapest of "
-            f"{', '.join(upper)}, tried cheapest first (policies already compiled before "
+        uppers.append(f"beam search ({len(beam.HORIZONS)} horizons)")
+    uppers.append(f"{len(beam.policy_names())} policies' runs")
+    return (f"lower bound from {', '.join(lowers)}; upper bound the cheapest of "
+            f"{', '.join(uppers)}, tried cheapest first (policies already compiled before "
             f"the beam search, those to compile last)")
 
 
@@ -196,17 +196,17 @@ def bounds(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
                    width)
 
 
-def bracket(lower, upper, trace, limit, top_k: int, switch_cost: float, quality: str,
+def bracket(lower_fn, upper_fn, trace, limit, top_k: int, switch_cost: float, quality: str,
             width: int | None = None):
     """:func:`bounds` with the two bound functions given (``limit``: their second
-    argument, a capacity here, a budget plan in :mod:`theory.opt_sized`): the lower
+    argument, a capacity here, a budget plan in :mod:`theory.opt.sized`): the lower
     bound's relaxed schedule joins the upper bound's candidates, and the two are checked
     against each other."""
     needed = trace.steps <= max(ARRIVAL_MAX_T, BEAM_MAX_T)  # the dense T x T model
     model = build_model(trace, top_k, quality) if needed else None
-    lb, lb_name, relaxed = lower(trace, limit, top_k, switch_cost, quality, model)
+    lb, lb_name, relaxed = lower_fn(trace, limit, top_k, switch_cost, quality, model)
     extra = [("flow-schedule", relaxed)] if relaxed is not None else []
-    ub, ub_name, sched = upper(trace, limit, top_k, switch_cost, quality, model, extra, width)
+    ub, ub_name, sched = upper_fn(trace, limit, top_k, switch_cost, quality, model, extra, width)
     if lb > ub + 1e-9 * max(1.0, abs(ub)):
         raise RuntimeError(f"lower bound {lb} ({lb_name}) exceeds upper bound {ub} ({ub_name})")
     return float(min(lb, ub)), float(ub), f"bounds:{lb_name}+{ub_name}", sched

@@ -1,13 +1,21 @@
-"""Which exact method of :func:`theory.opt.opt` can solve an instance, found without
-solving: each method's size limits (the module docstring of :mod:`theory.opt` states them),
-why a method is refused, and the plan an ``auto`` or ``bounds`` call says before its work.
+"""The methods of :func:`theory.opt.opt`, one record each (:class:`Method`), and the
+plan an ``auto`` or ``bounds`` call says before its work.
+
+:data:`EXACT_METHODS` holds the exact methods in the order ``auto`` tries them, and
+:data:`BOUND_METHODS` the certified bounds used when none applies (one for a count limit,
+one for a budget that binds).  Every record says when it applies and what its limits are
+without solving, and solves with one signature, ``solve(trace, problem)``; choosing a
+method is a walk down the table, never a test of its name.
 """
 
 from __future__ import annotations
 
-from theory import opt_bounds, opt_clock, opt_counts, opt_dp, opt_sized, opt_topics, opt_upper
+import dataclasses
+from typing import Callable
 
-EXACT = ("flow", "topics", "counts", "items")
+from theory.opt import bounds, clock, counts, flow, items, sized, topics, upper
+from theory.opt.model import build_model
+
 FLOW_MAX_T = 10**6
 TOPICS_MAX_M = 16
 TOPICS_MAX_BACK = 5 * 10**7
@@ -19,97 +27,232 @@ ITEMS_MAX_BACK = 4 * 10**7
 ITEMS_MAX_K = 62  # set_loss keeps a bitmask of the cached members
 
 
-def _flow_fits(trace, capacity, top_k):
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One instance as a method sees it, once its options are checked.
+
+    ``capacity`` is the count limit in effect (K, or K_B under a budget), ``budget`` the
+    :class:`~theory.opt.sized.BudgetPlan` (None without a budget).  ``memo`` keeps what
+    two methods share and is slow to find (the topic separation check).
+    """
+
+    capacity: int
+    top_k: int
+    switch_cost: float
+    quality: str
+    budget: sized.BudgetPlan | None = None
+    memo: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def sized(self) -> bool:
+        """Whether the budget binds: some set of at most K_B items overfills it."""
+        return self.budget is not None and self.budget.binds
+
+
+@dataclasses.dataclass(frozen=True)
+class Method:
+    """One method of :func:`theory.opt.opt`.
+
+    Attributes
+    ----------
+    name : str
+        The name ``method=`` forces and a result's ``method`` reads (bounds read
+        ``"bounds:<lower>+<upper>"``).
+    exact : bool
+        Whether ``solve`` gives OPT itself, ``(cost, cache sets)``; else certified
+        bounds, ``(lower, upper, method, schedule)``.
+    limits : str
+        Its size limits, in words (the docstring of :mod:`theory.opt` gives the why).
+    fits : callable
+        ``fits(trace, problem)``: None within the limits, else why not; never solves.
+    applies : callable
+        ``applies(trace, problem, quick)``: None when the method is exact (or, for
+        bounds, meant) for the instance, else why not; ``quick`` leaves out a check that
+        only trying shows (the topic separation check is O(T²·d)).
+    solve : callable
+        ``solve(trace, problem)``, once ``refusal`` is None.
+    takes_sizes : bool
+        Whether it models item sizes, so stays exact when a budget binds.
+    proviso : str
+        What ``quick`` left out, said in the plan (" if ..."), or "".
+    """
+
+    name: str
+    exact: bool
+    limits: str
+    fits: Callable
+    applies: Callable
+    solve: Callable
+    takes_sizes: bool = False
+    proviso: Callable = lambda problem: ""
+
+    def refusal(self, trace, problem: Problem) -> str | None:
+        """Why the method cannot solve the instance, or None (it applies and fits)."""
+        if self.exact and problem.sized and not self.takes_sizes:
+            return sized.refusal(self.name)
+        return self.fits(trace, problem) or self.applies(trace, problem, False)
+
+
+def _flow_fits(trace, problem):
     if trace.steps > FLOW_MAX_T:
         return f"flow: T = {trace.steps} > {FLOW_MAX_T}"
-    if top_k < capacity and trace.steps > TOPICS_MAX_T_SEPARATION:
+    if problem.top_k < problem.capacity and trace.steps > TOPICS_MAX_T_SEPARATION:
         return f"flow: k < K needs a separation check, limited to T <= " \
                f"{TOPICS_MAX_T_SEPARATION}"
     return None
 
 
-def _topics_fits(trace, capacity, top_k):
-    m = opt_topics.useful_topics(trace).size
+def _topics_fits(trace, problem):
+    m = topics.useful_topics(trace).size
     if m > TOPICS_MAX_M or trace.steps * 2**m > TOPICS_MAX_BACK:
         return f"topics: {m} useful topics over {trace.steps} steps (limit m <= {TOPICS_MAX_M}, " \
                f"T·2^m <= {TOPICS_MAX_BACK:.0e})"
-    if top_k < capacity and trace.steps > TOPICS_MAX_T_SEPARATION:
+    if problem.top_k < problem.capacity and trace.steps > TOPICS_MAX_T_SEPARATION:
         return f"topics: k < K needs a separation check, limited to T <= " \
                f"{TOPICS_MAX_T_SEPARATION}"
     return None
 
 
-def _counts_fits(trace, capacity):
-    n_types = opt_counts.types_of(trace)[1].size
+def _topical(trace, problem, quick):
+    """Whether relevance is by topic and the topics separate (shared by flow and topics)."""
+    p = problem
+    if quick:
+        return topics.applies(trace, p.capacity, p.top_k, p.quality, separation=False)
+    if "topical" not in p.memo:
+        clock.phase("checking topic separation (O(T²·d))")
+        p.memo["topical"] = topics.applies(trace, p.capacity, p.top_k, p.quality)
+    return p.memo["topical"]
+
+
+def _separated_if(problem):
+    return " if the topics prove separated" if problem.top_k < problem.capacity else ""
+
+
+def _counts_fits(trace, problem):
+    n_types = counts.types_of(trace)[1].size
     if n_types >= trace.steps:
         return "counts: no two arrivals share a type"
-    states = opt_counts.count_states(n_types, min(capacity, trace.steps))
+    states = counts.count_states(n_types, min(problem.capacity, trace.steps))
     if states > COUNTS_MAX_STATES or trace.steps * states > COUNTS_MAX_BACK:
         return f"counts: {states} count vectors over {trace.steps} steps (limit " \
                f"{COUNTS_MAX_STATES:.0e} states, {COUNTS_MAX_BACK:.0e} state-steps)"
     return None
 
 
-def _items_fits(trace, capacity):
-    T, K = trace.steps, min(capacity, trace.steps)
+def _interchangeable(trace, problem, quick):
+    return None if quick else counts.applies(trace)
+
+
+def _items_fits(trace, problem):
+    T, K = trace.steps, min(problem.capacity, trace.steps)
     if T > ITEMS_MAX_T:
         return f"items: T = {T} > {ITEMS_MAX_T}"
     if K > ITEMS_MAX_K:
         return f"items: K = {K} > {ITEMS_MAX_K}"
-    n = opt_dp.state_steps(T, K)
+    n = items.state_steps(T, K)
     if n > ITEMS_MAX_BACK:
         return f"items: {n} state-steps for T = {T}, K = {K} (limit {ITEMS_MAX_BACK:.0e})"
     return None
 
 
-def refusal(name, trace, K, k, quality, sized, topical) -> str | None:
-    """Why the exact method ``name`` cannot solve the instance, or None.  ``topical`` keeps
-    opt_topics.applies for flow and topics, which share it (its separation check is slow)."""
-    if sized and name != "items":
-        return opt_sized.refusal(name)
-    if name in ("flow", "topics"):
-        why = (_flow_fits if name == "flow" else _topics_fits)(trace, K, k)
-        if why is None and not topical:
-            opt_clock.phase("checking topic separation (O(T²·d))")
-            topical["why"] = opt_topics.applies(trace, K, k, quality)
-        return why if why is not None else topical["why"]
-    if name == "counts":
-        return _counts_fits(trace, K) or opt_counts.applies(trace)
-    return _items_fits(trace, K)
+def _always(trace, problem, quick=False):
+    return None
 
 
-def describe_plan(trace, K, k, quality, method, sized, budget=None,
-                  compiling: bool = True) -> list:
+def _fits_any(trace, problem):
+    return None
+
+
+def _solve_flow(trace, problem):
+    return flow.solve(trace, problem.capacity, problem.switch_cost)
+
+
+def _solve_topics(trace, problem):
+    return topics.solve(trace, problem.capacity, problem.switch_cost)
+
+
+def _solve_counts(trace, problem):
+    p = problem
+    return counts.solve(trace, p.capacity, p.top_k, p.switch_cost, p.quality)
+
+
+def _solve_items(trace, problem):
+    p = problem
+    limits = (p.budget.sizes, p.budget.budget) if p.sized else ()
+    return items.solve(build_model(trace, p.top_k, p.quality), p.capacity, p.switch_cost,
+                       *limits)
+
+
+def _count_limit_only(trace, problem, quick=False):
+    return "item sizes bind" if problem.sized else None
+
+
+def _budget_binds(trace, problem, quick=False):
+    return None if problem.sized else "no budget binds"
+
+
+def _count_bounds(trace, problem):
+    p = problem
+    return bounds.bounds(trace, p.capacity, p.top_k, p.switch_cost, p.quality)
+
+
+def _budget_bounds(trace, problem):
+    p = problem
+    return sized.bounds(trace, p.budget, p.top_k, p.switch_cost, p.quality)
+
+
+EXACT_METHODS = (
+    Method("flow", True, f"T <= {FLOW_MAX_T:.0e}; T <= {TOPICS_MAX_T_SEPARATION} when k < K "
+           "(the separation check)", _flow_fits, _topical, _solve_flow,
+           proviso=_separated_if),
+    Method("topics", True, f"m <= {TOPICS_MAX_M} useful topics, T·2^m <= "
+           f"{TOPICS_MAX_BACK:.0e}; T <= {TOPICS_MAX_T_SEPARATION} when k < K",
+           _topics_fits, _topical, _solve_topics, proviso=_separated_if),
+    Method("counts", True, f"fewer item types than arrivals; C(K + τ, τ) <= "
+           f"{COUNTS_MAX_STATES:.0e} states, T·C(K + τ, τ) <= {COUNTS_MAX_BACK:.0e}",
+           _counts_fits, _interchangeable, _solve_counts,
+           proviso=lambda problem: " if its types are interchangeable"),
+    Method("items", True, f"T <= {ITEMS_MAX_T}, K <= {ITEMS_MAX_K}, "
+           f"Σ_t Σ_(j<=K) C(t + 1, j) <= {ITEMS_MAX_BACK:.0e}", _items_fits, _always,
+           _solve_items, takes_sizes=True),
+)
+BOUND_METHODS = (
+    Method("bounds", False, "none: some lower bound and one schedule always come",
+           _fits_any, _count_limit_only, _count_bounds),
+    Method("bounds", False, "none: some lower bound and one schedule always come",
+           _fits_any, _budget_binds, _budget_bounds, takes_sizes=True),
+)
+EXACT = tuple(m.name for m in EXACT_METHODS)
+BY_NAME = {m.name: m for m in EXACT_METHODS}
+
+
+def describe_plan(trace, problem: Problem, method: str, compiling: bool = True) -> list:
     """What ``auto`` or ``bounds`` will run on this instance, in words, found without
     solving: the exact methods it may try, in order (a condition that only trying shows
     is said), those that cannot apply and why, then the bounds computed when none does,
     and (``compiling``) the policies' loops their upper bound would compile, unless an
-    exact method surely applies (``budget``: the run's, which picks the loops)."""
+    exact method surely applies (the budget, if any, picks the loops)."""
     lines = []
     tries, certain = [], False
     if method == "auto":
         not_tried = []
-        for name in EXACT:
-            if sized and name != "items":
-                not_tried.append(f"{name}: item sizes bind, only the item DP takes them")
+        for m in EXACT_METHODS:
+            if problem.sized and not m.takes_sizes:
+                not_tried.append(f"{m.name}: item sizes bind, only the item DP takes them")
                 continue
-            if name in ("flow", "topics"):
-                why = (_flow_fits if name == "flow" else _topics_fits)(trace, K, k) \
-                    or opt_topics.applies(trace, K, k, quality, separation=False)
-                note = " if the topics prove separated" if k < K else ""
-            elif name == "counts":
-                why, note = _counts_fits(trace, K), " if its types are interchangeable"
-            else:
-                why, note = _items_fits(trace, K), ""
+            why = m.fits(trace, problem) or m.applies(trace, problem, True)
             if why is None:
-                tries.append(name + note)
+                note = m.proviso(problem)
+                tries.append(m.name + note)
                 certain = certain or not note
             else:
-                not_tried.append(f"{name}: {why.removeprefix(name + ': ')}")
+                not_tried.append(f"{m.name}: {why.removeprefix(m.name + ': ')}")
         lines.append("exact methods, the first that applies: " + (", ".join(tries) or "none")
                      + (f" (not {'; '.join(not_tried)})" if not_tried else ""))
     head = "else certified bounds" if method == "auto" else "certified bounds (forced)"
-    lines.append(f"{head}: " + opt_bounds.describe(trace, K, quality, sized))
+    lines.append(f"{head}: " + bounds.describe(trace, problem.capacity, problem.quality,
+                                               problem.sized))
     if compiling and not certain:
-        lines += opt_upper.compiling_line(trace, budget, surely=not tries)
+        budget = None if problem.budget is None else problem.budget.budget
+        lines += upper.compiling_line(trace, budget, surely=not tries)
     return lines

@@ -1,0 +1,78 @@
+"""Module names that moved, still importable: ``import theory.opt_flow`` gives
+:mod:`theory.opt.flow` itself (the same module object, so a patch of one is a patch of
+the other), with a DeprecationWarning naming the new path.
+
+``theory.bounds`` and ``theory.families`` are the documented names of the claim kit's
+parts (``from theory import bounds, families``), so they load :mod:`theory.kit.bounds`
+and :mod:`theory.kit.families` without a warning.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import inspect
+import sys
+import warnings
+
+MOVED = {
+    "theory.opt_beam": "theory.opt.beam",
+    "theory.opt_bounds": "theory.opt.bounds",
+    "theory.opt_clock": "theory.opt.clock",
+    "theory.opt_counts": "theory.opt.counts",
+    "theory.opt_dp": "theory.opt.items",
+    "theory.opt_fits": "theory.opt.methods",
+    "theory.opt_flow": "theory.opt.flow",
+    "theory.opt_lp": "theory.opt.lp",
+    "theory.opt_model": "theory.opt.model",
+    "theory.opt_sized": "theory.opt.sized",
+    "theory.opt_topics": "theory.opt.topics",
+    "theory.opt_upper": "theory.opt.upper",
+    "theory.shrink": "theory.kit.shrink",
+    "theory.user_code": "theory.kit.user_code",
+}
+KEPT = {"theory.bounds": "theory.kit.bounds", "theory.families": "theory.kit.families"}
+
+
+def _outside_the_import_system() -> int:
+    """The ``stacklevel`` of the first frame that is not importlib's nor this module's:
+    the line that imported the old name, which the warning should point at."""
+    frame, level = inspect.currentframe(), 0
+    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
+                                 or frame.f_code.co_filename == __file__):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class _Alias(importlib.abc.Loader):
+    """Loads an old name as the module it moved to (put in ``sys.modules`` in its place,
+    which the import system then hands on)."""
+
+    def __init__(self, new: str, warn: bool):
+        self.new, self.warn = new, warn
+
+    def create_module(self, spec):
+        return None  # a placeholder, replaced in exec_module
+
+    def exec_module(self, module):
+        if self.warn:
+            warnings.warn(f"{module.__name__} moved to {self.new}; import it from there",
+                          DeprecationWarning, stacklevel=_outside_the_import_system())
+        sys.modules[module.__name__] = importlib.import_module(self.new)
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Finds the old names of :data:`MOVED` and :data:`KEPT`, and nothing else."""
+
+    def find_spec(self, name, path=None, target=None):
+        new = MOVED.get(name) or KEPT.get(name)
+        if new is None:
+            return None
+        return importlib.util.spec_from_loader(name, _Alias(new, name in MOVED))
+
+
+def install() -> None:
+    """Put the finder on ``sys.meta_path`` once."""
+    if not any(isinstance(f, _Finder) for f in sys.meta_path):
+        sys.meta_path.append(_Finder())
