@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import importlib.abc
 import importlib.util
-import inspect
 import sys
 import warnings
 
@@ -35,16 +34,6 @@ MOVED = {
 KEPT = {"theory.bounds": "theory.kit.bounds", "theory.families": "theory.kit.families"}
 
 
-def _outside_the_import_system() -> int:
-    """The ``stacklevel`` of the first frame that is not importlib's nor this module's:
-    the line that imported the old name, which the warning should point at."""
-    frame, level = inspect.currentframe(), 0
-    while frame is not None and (frame.f_code.co_filename.startswith("<frozen importlib")
-                                 or frame.f_code.co_filename == __file__):
-        frame, level = frame.f_back, level + 1
-    return level
-
-
 class _Alias(importlib.abc.Loader):
     """Loads an old name as the module it moved to (put in ``sys.modules`` in its place,
     which the import system then hands on)."""
@@ -58,7 +47,7 @@ class _Alias(importlib.abc.Loader):
     def exec_module(self, module):
         if self.warn:
             warnings.warn(f"{module.__name__} moved to {self.new}; import it from there",
-                          DeprecationWarning, stacklevel=_outside_the_import_system())
+                          DeprecationWarning, stacklevel=2)  # warnings skips importlib's frames
         sys.modules[module.__name__] = importlib.import_module(self.new)
 
 
@@ -73,6 +62,7 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Put the finder on ``sys.meta_path`` once."""
+    """Put the finder first on ``sys.meta_path``, once: it answers its old names only, and
+    before any other finder (a stale copy of an old module must not load instead)."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
-        sys.meta_path.append(_Finder())
+        sys.meta_path.insert(0, _Finder())
