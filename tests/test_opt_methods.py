@@ -63,11 +63,11 @@ CASES = {
     "a budget that does not bind": (lambda: _topic_trace([2, 1, 2, 1, 2, 1]),
                                     dict(capacity=2, top_k=1, budget=10), "flow"),
     "cycling, k < K": (lambda: _workload("cycling", topics=5, steps=60),
-                       dict(capacity=4, top_k=2), "PINNED"),
+                       dict(capacity=4, top_k=2), "flow"),
     "clusters, precision": (lambda: _workload("clusters", topics=4, steps=40, seed=1),
-                            dict(capacity=3, top_k=2, quality="precision"), "PINNED"),
+                            dict(capacity=3, top_k=2, quality="precision"), "items"),
     "clusters, similarity": (lambda: _workload("clusters", topics=4, steps=40, seed=1),
-                             dict(capacity=2, top_k=1, quality="similarity"), "PINNED"),
+                             dict(capacity=2, top_k=1, quality="similarity"), "items"),
 }
 
 
