@@ -35,14 +35,12 @@ KEPT = {"theory.bounds": "theory.kit.bounds", "theory.families": "theory.kit.fam
 
 
 class _Alias(importlib.abc.Loader):
-    """Loads an old name as the module it moved to (put in ``sys.modules`` in its place,
-    which the import system then hands on)."""
+    """Loads an old name as the module it moved to: the import system makes a placeholder
+    module (``create_module`` of :class:`importlib.abc.Loader`), and ``exec_module`` puts
+    the moved module in ``sys.modules`` in its place, which the import system hands on."""
 
     def __init__(self, new: str, warn: bool):
         self.new, self.warn = new, warn
-
-    def create_module(self, spec):
-        return None  # a placeholder, replaced in exec_module
 
     def exec_module(self, module):
         if self.warn:
