@@ -15,10 +15,12 @@ import pytest
 import simulator
 from simulator.trace import Trace
 from theory.opt import EXACT, METHODS, opt
-from theory.opt.methods import BOUND_METHODS, EXACT_METHODS, Method, Problem
+from theory.opt.bounds import LOWER_BOUNDS
+from theory.opt.methods import BOUND_METHODS, EXACT_METHODS
+from theory.opt.record import Method, Problem
 from theory.opt.sized import plan
 
-RECORDS = EXACT_METHODS + BOUND_METHODS
+RECORDS = EXACT_METHODS + BOUND_METHODS + LOWER_BOUNDS
 
 
 def _topic_trace(sizes=None):
@@ -28,7 +30,7 @@ def _topic_trace(sizes=None):
                              item_topics=topics, item_sizes=sizes)
 
 
-@pytest.mark.parametrize("record", RECORDS, ids=lambda m: f"{m.name}-{m.exact}")
+@pytest.mark.parametrize("record", RECORDS, ids=lambda m: m.name)
 def test_every_method_is_one_record_with_one_signature(record):
     assert isinstance(record, Method) and record.name and record.limits
     for part in (record.fits, record.applies, record.solve):
@@ -44,6 +46,8 @@ def test_the_table_holds_the_names_opt_takes_in_the_order_auto_tries_them():
     assert all(m.exact for m in EXACT_METHODS) and not any(m.exact for m in BOUND_METHODS)
     assert METHODS == ("auto", *EXACT, "bounds")
     assert [m.name for m in EXACT_METHODS if m.takes_sizes] == ["items"]
+    assert [m.name for m in LOWER_BOUNDS] == ["trivial", "flow", "lp-arrivals", "lp-knapsack",
+                                              "lp-topics"]
 
 
 def test_one_bound_record_applies_with_or_without_a_binding_budget():

@@ -1,8 +1,9 @@
 """The offline optimum (docs/model.md §4): one public entry point, exact where a method fits.
 
-Each method is one record of :mod:`theory.opt.methods` (:class:`~theory.opt.methods.Method`:
-its name, when it applies, its limits and ``solve(trace, problem)``), and ``auto`` walks
-that table.  The exact methods, tried in this order (``method="auto"``):
+Each method is one record (:class:`~theory.opt.record.Method`: its name, when it applies,
+its limits and ``solve(trace, problem)``): the exact methods and the bounds in the table of
+:mod:`theory.opt.methods`, which ``auto`` walks, and the lower bounds the bounds choose from
+in :mod:`theory.opt.bounds`.  The exact methods, tried in this order (``method="auto"``):
 
 ``flow``
     :mod:`theory.opt.flow`, a min-cost flow; exact under the conditions of
@@ -69,8 +70,9 @@ Examples
 (4.5, 'items', True, True)
 """
 
-from theory.opt.methods import EXACT, Method, Problem
+from theory.opt.methods import EXACT
 from theory.opt.optimum import METHODS, OptResult, SlowOptWarning, opt, opt_with
+from theory.opt.record import Method, Problem
 
 __all__ = ["EXACT", "METHODS", "Method", "OptResult", "Problem", "SlowOptWarning", "opt",
            "opt_with"]

@@ -44,6 +44,7 @@ from theory.opt.lp import (UNIT_ROUNDOFF, LinearProgram, arrival_lp, arrival_pai
                            solve, topic_lp)
 from theory.opt.model import (best_earlier_cosine, build_model, effective_weights, replay,
                                schedule_from_sets)
+from theory.opt.record import Method, Problem, always, any_size
 
 FLOW_MAX_T = 10**6
 ARRIVAL_MAX_T = 3_000
@@ -102,42 +103,126 @@ def flow_bound(trace, capacity: int, switch_cost: float):
     return bound, schedule_from_sets(trace.item_keys, sets)
 
 
-def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
-                model=None):
-    """``(bound, method, schedule or None)``: the best lower bound of the module docstring,
-    and the flow's schedule when the bound is ``flow``.  ``model`` (from
-    :func:`~theory.opt.model.build_model`) is built when needed and not given."""
-    T = trace.steps
+def _trivial(trace, problem):
+    p = problem
     clock.phase("lower bound: forced losses")
-    best = (trivial_bound(trace, capacity, top_k, quality), "trivial", None)
-    topical = not trace.has_evidence
-    if quality == "hit" and topical and T <= FLOW_MAX_T:
-        clock.phase("lower bound: min-cost flow")  # fast, and the best bound: always
-        bound, sched = flow_bound(trace, capacity, switch_cost)
-        return max(best, (bound, "flow", sched), key=lambda b: b[0])
-    lp = None
+    cacheable = None if p.budget is None else p.budget.cacheable
+    return trivial_bound(trace, p.capacity, p.top_k, p.quality, cacheable), None
+
+
+def _flow_fits(trace, problem):
+    return None if trace.steps <= FLOW_MAX_T else f"T = {trace.steps} > {FLOW_MAX_T}"
+
+
+def _by_topic_hits(trace, problem, quick=False):
+    if problem.quality != "hit":
+        return "quality is not 'hit'"
+    return "relevance is by evidence" if trace.has_evidence else None
+
+
+def _flow(trace, problem):
+    clock.phase("lower bound: min-cost flow")  # fast, and without a budget the best bound
+    return flow_bound(trace, problem.capacity, problem.switch_cost)
+
+
+def _arrivals_fit(trace, problem):
+    return None if trace.steps <= ARRIVAL_MAX_T else f"T = {trace.steps} > {ARRIVAL_MAX_T}"
+
+
+def _count_limit_beyond_flow(trace, problem, quick=False):
+    if problem.budget is not None:
+        return "a budget: the knapsack LP instead"
+    if FLOW_BOUND.refusal(trace, problem) is None:
+        return "without a budget the flow bound is the bound for hit"
+    return None
+
+
+def _budgeted(trace, problem, quick=False):
+    return None if problem.budget is not None else "no budget"
+
+
+def _by_topic_precision(trace, problem, quick=False):
+    if problem.quality != "precision":
+        return "quality is not 'precision'"
+    return "relevance is by evidence" if trace.has_evidence else None
+
+
+def _arrival_lp(trace, problem):
+    """The arrival LP's bound (with the knapsack rows under a budget), or None when it
+    has more than ARRIVAL_MAX_VARS variables (known once its pairs are found)."""
+    p, T = problem, trace.steps
+    model = p.memo.get("model") or build_model(trace, p.top_k, p.quality)
+    cacheable = None if p.budget is None else p.budget.cacheable
+    pairs = arrival_pairs(model, p.quality, SIM_PAIRS_PER_K * p.capacity, cacheable)
+    last = np.full(T, -1, np.int64)
+    np.maximum.at(last, pairs[1], pairs[0])
+    size = np.maximum(last - np.arange(T), 0).sum() + (pairs[0].size if
+                                                      p.quality == "similarity" else 0)
+    if size > ARRIVAL_MAX_VARS:
+        return None
+    sizes = () if p.budget is None else (p.budget.sizes, p.budget.budget)
+    lp, const = arrival_lp(model, p.capacity, p.switch_cost, p.quality, pairs, *sizes)
+    name = "lp-arrivals" if p.budget is None else "lp-knapsack"
+    return _certified(lp, const, name, ipm=True), None
+
+
+def _topic_lp(trace, problem):
+    """The topic LP's bound, or None when it has more than TOPIC_MAX_VARS variables."""
+    p = problem
+    lp, const = topic_lp(trace, p.capacity, p.top_k, p.switch_cost, TOPIC_MAX_VARS)
+    return None if lp is None else (_certified(lp, const, "lp-topics", ipm=False), None)
+
+
+def _certified(lp, const, name, ipm):
+    clock.phase(f"lower bound: {name}")
+    limit = clock.remaining(LP_TIME_LIMIT)  # a time-limited solve still certifies
+    return const + solve(lp, max(limit, 1e-3), ipm=ipm)[1] - 4 * UNIT_ROUNDOFF * const
+
+
+# The lower bounds of the module docstring, in the order they are tried: every direct bound
+# that applies, then, while time remains, the first LP that applies and is small enough.
+FLOW_BOUND = Method("flow", False, f"T <= {FLOW_MAX_T:.0e}", _flow_fits, _by_topic_hits,
+                    _flow, takes_sizes=True)
+LOWER_BOUNDS = (
+    Method("trivial", False, f"similarity: T <= {TRIVIAL_SIM_MAX_T} (beyond, 0)", any_size,
+           always, _trivial, takes_sizes=True),
+    FLOW_BOUND,
+    Method("lp-arrivals", False, f"T <= {ARRIVAL_MAX_T}, {ARRIVAL_MAX_VARS} variables",
+           _arrivals_fit, _count_limit_beyond_flow, _arrival_lp),
+    Method("lp-knapsack", False, f"T <= {ARRIVAL_MAX_T}, {ARRIVAL_MAX_VARS} variables",
+           _arrivals_fit, _budgeted, _arrival_lp, takes_sizes=True),
+    Method("lp-topics", False, f"{TOPIC_MAX_VARS} variables", any_size, _by_topic_precision,
+           _topic_lp, takes_sizes=True),
+)
+DIRECT = 2  # the first two are computed whenever they apply; then one LP at most
+
+
+def best_lower(trace, problem: Problem):
+    """``(bound, method, schedule or None)``: the largest of :data:`LOWER_BOUNDS` that
+    apply, and the flow's schedule when the bound is ``flow``."""
+    best = None
+    for m in LOWER_BOUNDS[:DIRECT]:
+        if m.refusal(trace, problem) is None:
+            bound, schedule = m.solve(trace, problem)
+            best = max(best or (bound, m.name, schedule), (bound, m.name, schedule),
+                       key=lambda b: b[0])
     if clock.expired():
         return best
-    if T <= ARRIVAL_MAX_T:
-        model = model or build_model(trace, top_k, quality)
-        pairs = arrival_pairs(model, quality, SIM_PAIRS_PER_K * capacity)
-        L = np.full(T, -1, np.int64)
-        np.maximum.at(L, pairs[1], pairs[0])
-        size = np.maximum(L - np.arange(T), 0).sum() + (pairs[0].size if
-                                                      quality == "similarity" else 0)
-        if size <= ARRIVAL_MAX_VARS:
-            lp, const = arrival_lp(model, capacity, switch_cost, quality, pairs)
-            name = "lp-arrivals"
-    if lp is None and quality == "precision" and topical:
-        lp, const = topic_lp(trace, capacity, top_k, switch_cost, TOPIC_MAX_VARS)
-        name = "lp-topics"
-    if lp is not None:
-        clock.phase(f"lower bound: {name}")
-        limit = clock.remaining(LP_TIME_LIMIT)  # a time-limited solve still certifies
-        bound = const + solve(lp, max(limit, 1e-3), ipm=name == "lp-arrivals")[1] \
-            - 4 * UNIT_ROUNDOFF * const
-        best = max(best, (bound, name, None), key=lambda b: b[0])
+    for m in LOWER_BOUNDS[DIRECT:]:
+        if m.refusal(trace, problem) is None:
+            found = m.solve(trace, problem)
+            if found is not None:
+                return max(best, (found[0], m.name, None), key=lambda b: b[0])
     return best
+
+
+def lower_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: str,
+                model=None):
+    """``(bound, method, schedule or None)``: the best lower bound of the module docstring
+    (:func:`best_lower`), and the flow's schedule when the bound is ``flow``.  ``model``
+    (from :func:`~theory.opt.model.build_model`) is built when needed and not given."""
+    problem = Problem(capacity, top_k, switch_cost, quality, memo={"model": model})
+    return best_lower(trace, problem)
 
 
 def upper_bound(trace, capacity: int, top_k: int, switch_cost: float, quality: str,

@@ -1,20 +1,20 @@
-"""The methods of :func:`theory.opt.opt`, one record each (:class:`Method`), and the
-plan an ``auto`` or ``bounds`` call says before its work.
+"""The methods of :func:`theory.opt.opt`, one record each
+(:class:`~theory.opt.record.Method`), and the plan an ``auto`` or ``bounds`` call says
+before its work.
 
 :data:`EXACT_METHODS` holds the exact methods in the order ``auto`` tries them, and
 :data:`BOUND_METHODS` the certified bounds used when none applies (one for a count limit,
-one for a budget that binds).  Every record says when it applies and what its limits are
+one for a budget that binds; the lower bounds they choose from are records too, in
+:mod:`theory.opt.bounds`).  Every record says when it applies and what its limits are
 without solving, and solves with one signature, ``solve(trace, problem)``; choosing a
 method is a walk down the table, never a test of its name.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Callable
-
 from theory.opt import bounds, clock, counts, flow, items, sized, topics, upper
 from theory.opt.model import build_model
+from theory.opt.record import Method, Problem, always, any_size
 
 FLOW_MAX_T = 10**6
 TOPICS_MAX_M = 16
@@ -25,72 +25,6 @@ COUNTS_MAX_BACK = 3 * 10**7
 ITEMS_MAX_T = 3_000
 ITEMS_MAX_BACK = 4 * 10**7
 ITEMS_MAX_K = 62  # set_loss keeps a bitmask of the cached members
-
-
-@dataclasses.dataclass(frozen=True)
-class Problem:
-    """One instance as a method sees it, once its options are checked.
-
-    ``capacity`` is the count limit in effect (K, or K_B under a budget), ``budget`` the
-    :class:`~theory.opt.sized.BudgetPlan` (None without a budget).  ``memo`` keeps what
-    two methods share and is slow to find (the topic separation check).
-    """
-
-    capacity: int
-    top_k: int
-    switch_cost: float
-    quality: str
-    budget: sized.BudgetPlan | None = None
-    memo: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
-
-    @property
-    def sized(self) -> bool:
-        """Whether the budget binds: some set of at most K_B items overfills it."""
-        return self.budget is not None and self.budget.binds
-
-
-@dataclasses.dataclass(frozen=True)
-class Method:
-    """One method of :func:`theory.opt.opt`.
-
-    Attributes
-    ----------
-    name : str
-        The name ``method=`` forces and a result's ``method`` reads (bounds read
-        ``"bounds:<lower>+<upper>"``).
-    exact : bool
-        Whether ``solve`` gives OPT itself, ``(cost, cache sets)``; else certified
-        bounds, ``(lower, upper, method, schedule)``.
-    limits : str
-        Its size limits, in words (the docstring of :mod:`theory.opt` gives the why).
-    fits : callable
-        ``fits(trace, problem)``: None within the limits, else why not; never solves.
-    applies : callable
-        ``applies(trace, problem, quick)``: None when the method is exact (or, for
-        bounds, meant) for the instance, else why not; ``quick`` leaves out a check that
-        only trying shows (the topic separation check is O(T²·d)).
-    solve : callable
-        ``solve(trace, problem)``, once ``refusal`` is None.
-    takes_sizes : bool
-        Whether it models item sizes, so stays exact when a budget binds.
-    proviso : str
-        What ``quick`` left out, said in the plan (" if ..."), or "".
-    """
-
-    name: str
-    exact: bool
-    limits: str
-    fits: Callable
-    applies: Callable
-    solve: Callable
-    takes_sizes: bool = False
-    proviso: Callable = lambda problem: ""
-
-    def refusal(self, trace, problem: Problem) -> str | None:
-        """Why the method cannot solve the instance, or None (it applies and fits)."""
-        if self.exact and problem.sized and not self.takes_sizes:
-            return sized.refusal(self.name)
-        return self.fits(trace, problem) or self.applies(trace, problem, False)
 
 
 def _flow_fits(trace, problem):
@@ -155,14 +89,6 @@ def _items_fits(trace, problem):
     return None
 
 
-def _always(trace, problem, quick=False):
-    return None
-
-
-def _fits_any(trace, problem):
-    return None
-
-
 def _solve_flow(trace, problem):
     return flow.solve(trace, problem.capacity, problem.switch_cost)
 
@@ -181,10 +107,6 @@ def _solve_items(trace, problem):
     limits = (p.budget.sizes, p.budget.budget) if p.sized else ()
     return items.solve(build_model(trace, p.top_k, p.quality), p.capacity, p.switch_cost,
                        *limits)
-
-
-def _count_limit_only(trace, problem, quick=False):
-    return "item sizes bind" if problem.sized else None
 
 
 def _budget_binds(trace, problem, quick=False):
@@ -213,14 +135,14 @@ EXACT_METHODS = (
            _counts_fits, _interchangeable, _solve_counts,
            proviso=lambda problem: " if its types are interchangeable"),
     Method("items", True, f"T <= {ITEMS_MAX_T}, K <= {ITEMS_MAX_K}, "
-           f"Σ_t Σ_(j<=K) C(t + 1, j) <= {ITEMS_MAX_BACK:.0e}", _items_fits, _always,
+           f"Σ_t Σ_(j<=K) C(t + 1, j) <= {ITEMS_MAX_BACK:.0e}", _items_fits, always,
            _solve_items, takes_sizes=True),
 )
 BOUND_METHODS = (
     Method("bounds", False, "none: some lower bound and one schedule always come",
-           _fits_any, _count_limit_only, _count_bounds),
+           any_size, always, _count_bounds),
     Method("bounds", False, "none: some lower bound and one schedule always come",
-           _fits_any, _budget_binds, _budget_bounds, takes_sizes=True),
+           any_size, _budget_binds, _budget_bounds, takes_sizes=True),
 )
 EXACT = tuple(m.name for m in EXACT_METHODS)
 BY_NAME = {m.name: m for m in EXACT_METHODS}

@@ -19,7 +19,8 @@ reads them, and neither does OPT.
 
 When the budget binds, only the item DP (:mod:`theory.opt.items`) takes sizes, exactly; the
 flow, topic and count methods model counts only, so :mod:`theory.opt` refuses them when
-forced (:func:`refusal`).  Beyond the item DP's limits, :func:`bounds` gives:
+forced (:meth:`theory.opt.record.Method.refusal`).  Beyond the item DP's limits,
+:func:`bounds` gives:
 
 lower bound, the largest of
     ``trivial``: forced losses (:func:`theory.opt.bounds.trivial_bound`), counting only
@@ -47,9 +48,9 @@ import dataclasses
 import numpy as np
 
 from theory.opt import bounds as count_bounds
-from theory.opt import clock, upper
-from theory.opt.lp import UNIT_ROUNDOFF, arrival_lp, arrival_pairs, solve, topic_lp
+from theory.opt import upper
 from theory.opt.model import build_model, replay
+from theory.opt.record import Problem
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,46 +90,14 @@ def plan(trace, capacity: int | None, budget: int) -> BudgetPlan:
                       sizes=sizes, cacheable=sizes <= budget)
 
 
-def refusal(method: str) -> str:
-    """Why a count-only method cannot solve a binding budget, and what to use instead."""
-    return f"{method}: item sizes bind under this budget and only the item DP takes sizes " \
-           f"(use method 'items' or 'bounds')"
-
-
 def lower_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
                 quality: str, model=None):
     """``(bound, method, schedule or None)``: the best certified lower bound of the module
-    docstring, with the flow's (count-limit) schedule when the bound is ``flow``."""
-    T, p = trace.steps, budget_plan
-    K = max(1, p.count_limit)  # a larger count limit only relaxes
-    best = (count_bounds.trivial_bound(trace, K, top_k, quality, p.cacheable), "trivial", None)
-    topical = not trace.has_evidence
-    if quality == "hit" and topical and T <= count_bounds.FLOW_MAX_T:
-        bound, sched = count_bounds.flow_bound(trace, K, switch_cost)
-        best = max(best, (bound, "flow", sched), key=lambda b: b[0])
-    lp = None
-    if clock.expired():
-        return best
-    if T <= count_bounds.ARRIVAL_MAX_T:
-        model = model or build_model(trace, top_k, quality)
-        pairs = arrival_pairs(model, quality, count_bounds.SIM_PAIRS_PER_K * K, p.cacheable)
-        last = np.full(T, -1, np.int64)
-        np.maximum.at(last, pairs[1], pairs[0])
-        size = np.maximum(last - np.arange(T), 0).sum() + (pairs[0].size if
-                                                          quality == "similarity" else 0)
-        if size <= count_bounds.ARRIVAL_MAX_VARS:
-            lp, const = arrival_lp(model, K, switch_cost, quality, pairs, p.sizes, p.budget)
-            name = "lp-knapsack"
-    if lp is None and quality == "precision" and topical:
-        lp, const = topic_lp(trace, K, top_k, switch_cost, count_bounds.TOPIC_MAX_VARS)
-        name = "lp-topics"
-    if lp is not None:
-        clock.phase(f"lower bound: {name}")
-        limit = max(clock.remaining(count_bounds.LP_TIME_LIMIT), 1e-3)
-        bound = const + solve(lp, limit, ipm=name == "lp-knapsack")[1] \
-            - 4 * UNIT_ROUNDOFF * const
-        best = max(best, (bound, name, None), key=lambda b: b[0])
-    return best
+    docstring (:func:`theory.opt.bounds.best_lower` with the budget), with the flow's
+    (count-limit) schedule when the bound is ``flow``."""
+    K = max(1, budget_plan.count_limit)  # a larger count limit only relaxes
+    problem = Problem(K, top_k, switch_cost, quality, budget_plan, memo={"model": model})
+    return count_bounds.best_lower(trace, problem)
 
 
 def upper_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
