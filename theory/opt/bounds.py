@@ -2,7 +2,9 @@
 cheapest real schedule found.
 
 Lower bounds, all certified from a dual vector (:func:`theory.opt.lp.certify`), never from a
-solver's primal value; the largest of those that apply within their limits is returned:
+solver's primal value; each is a record of :data:`LOWER_BOUNDS`, and the largest of those
+that apply within their limits is returned (:func:`best_lower`, also under a budget,
+:mod:`theory.opt.sized`):
 
 ``flow``
     ``hit`` quality, relevance by topic (no evidence), T <= 10⁶.  The min-cost flow of
