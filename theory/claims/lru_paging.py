@@ -29,7 +29,7 @@ from simulator.trace import PagingTrace
 import theory
 from simulator.instance import Instance
 from simulator.trace_formats import load
-from theory import bounds, families
+from theory.kit import bounds, families
 from theory.claims.base import HOLDS, VIOLATED, Claim, save_instance
 from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, basis, verdict
 

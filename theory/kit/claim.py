@@ -43,12 +43,12 @@ from typing import Any
 
 from simulator.errors import InputError
 from simulator.registration import check_name
-from theory import bounds as bound_kinds
+from theory.kit import bounds as bound_kinds
 from theory.claims.base import ClaimResult, by_subrange, plugin_of, save_instance
 from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     UNCONFIRMABLE, VIOLATED, basis, check_record)
-from theory.families import Family, as_family
-from theory.user_code import call, is_bool, is_finite, shown
+from theory.kit.families import Family, as_family
+from theory.kit.user_code import call, is_bool, is_finite, shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,30 +78,34 @@ class Claim:
     data: tuple = ()
 
     def __post_init__(self):
-        check_name("claim", self.id, "id")
+        try:
+            check_name("claim", self.id, "id")
+        except InputError as exc:
+            raise InputError(str(exc), "id") from None
         who = f"claim '{self.id}'"
         for field in ("statement", "title", "conditions"):
             if not isinstance(getattr(self, field), str):
                 raise InputError(f"{who}: {field} must be a string, got "
-                                 f"{type(getattr(self, field)).__name__}")
+                                 f"{type(getattr(self, field)).__name__}", field)
         if not self.statement.strip():
-            raise InputError(f"{who}: statement must say what the claim states, got ''")
+            raise InputError(f"{who}: statement must say what the claim states, got ''",
+                             "statement")
         _check_policy(who, self.policy)
         if not isinstance(self.bound, bound_kinds.Bound):
             raise InputError(f"{who}: bound must be one of theory.bounds' (ratio_at_most, "
                              "regret_at_most, modifications_at_most, predicate), got "
-                             f"{type(self.bound).__name__}")
+                             f"{type(self.bound).__name__}", "bound")
         if self.params is not None and not (isinstance(self.params, dict) and
                                             all(isinstance(k, str) for k in self.params)):
             raise InputError(f"{who}: params must be a dict of the policy's parameters by "
-                             f"name, got {shown(self.params)}")
+                             f"name, got {shown(self.params)}", "params")
         _check_subranges(who, self.subranges)
         if self.form is not None and self.form not in UNCONFIRMABLE:
             raise InputError(f"{who}: form must be None or one of {UNCONFIRMABLE}, got "
-                             f"{self.form!r}")
+                             f"{self.form!r}", "form")
         if not (isinstance(self.data, (tuple, list)) and
                 all(isinstance(d, str) for d in self.data)):
-            raise InputError(f"{who}: data must be a tuple of dataset names")
+            raise InputError(f"{who}: data must be a tuple of dataset names", "data")
         object.__setattr__(self, "data", tuple(self.data))
         if not callable(self.instances):  # a function of quick is checked when called
             object.__setattr__(self, "instances", _family(self, self.instances))
@@ -120,10 +124,10 @@ def _check_policy(who: str, policy) -> None:
         try:
             check_name("policy", policy)
         except InputError as exc:
-            raise InputError(f"{who}: {exc}") from None
+            raise InputError(f"{who}: {exc}", "policy") from None
     elif not isinstance(policy, Policy):
         raise InputError(f"{who}: policy must be a registered policy's name or a "
-                         f"simulator.Policy, got {type(policy).__name__}")
+                         f"simulator.Policy, got {type(policy).__name__}", "policy")
 
 
 def _check_subranges(who: str, subranges) -> None:
@@ -131,14 +135,15 @@ def _check_subranges(who: str, subranges) -> None:
         return
     if not isinstance(subranges, dict):
         raise InputError(f"{who}: subranges must be a dict of names to predicates on an "
-                         f"instance, got {type(subranges).__name__}")
+                         f"instance, got {type(subranges).__name__}", "subranges")
     for name, inside in subranges.items():
         if not isinstance(name, str) or not name.strip():
             raise InputError(f"{who}: a sub-range's name must be a non-empty string, got "
-                             f"{name!r}")
+                             f"{name!r}", "subranges")
         if not callable(inside):
             raise InputError(f"{who}, sub-range '{name}': give a function of the instance "
-                             f"(True inside the sub-range), got {type(inside).__name__}")
+                             f"(True inside the sub-range), got {type(inside).__name__}",
+                             "subranges")
 
 
 @contextlib.contextmanager
@@ -147,7 +152,8 @@ def _blame(claim: Claim, part: str = ""):
     try:
         yield
     except InputError as exc:
-        raise InputError(f"claim '{claim.id}'{', ' + part if part else ''}: {exc}") from None
+        raise InputError(f"claim '{claim.id}'{', ' + part if part else ''}: {exc}",
+                         exc.param) from None
 
 
 def _family(claim: Claim, found) -> Family:
@@ -233,9 +239,20 @@ def _judge(claim: Claim, instance, options, time_limit) -> tuple:
 
 def judge(claim: Claim, instance, time_limit: float | None = None) -> tuple:
     """(status, numbers) of one instance: ``ok``, ``broken`` or ``undecided``."""
+    _check_arguments(claim, time_limit, "judge")
     policy, _ = _policy(claim)
     family = _family(claim, [instance])
     return _judge(claim, instance, _options(claim, policy, family)[0], time_limit)
+
+
+def _check_arguments(claim, time_limit, caller: str) -> None:
+    """What :func:`check` and :func:`judge` take alike, checked before any work."""
+    if not isinstance(claim, Claim):
+        raise InputError(f"{caller}: claim must be a theory.Claim, got {type(claim).__name__}",
+                         "claim")
+    if time_limit is not None and not (is_finite(time_limit) and time_limit > 0):
+        raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
+                         "time_limit")
 
 
 def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-out",
@@ -244,16 +261,12 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     :class:`theory.claims.base.ClaimResult` as ``semcache claims`` prints it."""
     import time
 
-    if not isinstance(claim, Claim):
-        raise InputError(f"check takes a theory.Claim, got {type(claim).__name__}")
+    _check_arguments(claim, time_limit, "check")
     if not isinstance(quick, bool):
         raise InputError(f"quick must be True or False, got {quick!r}", "quick")
     if not isinstance(out_dir, (str, os.PathLike)) or not os.fspath(out_dir):
         raise InputError(f"out_dir must be a folder's path, got {out_dir!r}", "out_dir")
     out_dir = os.fspath(out_dir)
-    if time_limit is not None and not (is_finite(time_limit) and time_limit > 0):
-        raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
-                         "time_limit")
     start = time.perf_counter()
     family = _instances(claim, quick)
     policy, plugin = _policy(claim)
@@ -312,7 +325,7 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
 
 
 def _shrunk(claim: Claim, instance, options, time_limit):
-    from theory.shrink import shrink
+    from theory.kit.shrink import shrink
 
     def still_broken(candidate):
         return _judge(claim, candidate, options, time_limit)[0] == bound_kinds.BROKEN

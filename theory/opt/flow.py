@@ -1,6 +1,6 @@
 """Exact OPT for binary topic hits at any K and any number of topics, as a min-cost flow.
 
-Applies exactly when :func:`theory.opt_topics.applies` does (``hit`` quality, relevance by
+Applies exactly when :func:`theory.opt.topics.applies` does (``hit`` quality, relevance by
 topic, keys keep their topic, k >= K or topic-separated clusters).  Then ℓ_t = w_t·[no
 cached item of topic a_t], more items never hurt, and one item per useful topic suffices.
 
@@ -36,7 +36,7 @@ Size: T + 1 + 2Q nodes, at most 2T + 3Q arcs (Q <= T).  Successive shortest path
 Dijkstra passes with potentials, compiled) takes well under a second at T = 10⁴ (about
 0.1 s for K <= 10 and 0.5 s for K = 50, once the loop is in numba's disk cache); HiGHS
 (``solver="highs"``) solves the same LP but its simplex needs ~10 s at T = 10⁴ (Q ≈ T),
-so it serves as a cross-check.  The potentials are an optimal dual: :mod:`theory.opt_bounds`
+so it serves as a cross-check.  The potentials are an optimal dual: :mod:`theory.opt.bounds`
 certifies the flow value from them.
 """
 
@@ -50,7 +50,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from simulator.config import njit
-from theory.opt_model import effective_weights
+from theory.opt.model import effective_weights
 
 INTEGRAL_TOL = 1e-9
 SOLVERS = ("ssp", "highs")
@@ -226,7 +226,7 @@ def min_cost_flow(net: dict, solver: str = "ssp"):
 def solve(trace, capacity: int, switch_cost: float, solver: str = "ssp"):
     """Exact OPT by min-cost flow: ``(cost, sets)``, ``sets[t]`` = S_t as arrival indices.
 
-    Call only when :func:`theory.opt_topics.applies` returns None.
+    Call only when :func:`theory.opt.topics.applies` returns None.
     """
     net = build(trace, capacity, switch_cost)
     x, _ = min_cost_flow(net, solver)
@@ -237,7 +237,7 @@ def solve(trace, capacity: int, switch_cost: float, solver: str = "ssp"):
 def schedule_sets(trace, capacity: int, net: dict, x: np.ndarray) -> list:
     """The proof's schedule S_0 … S_T from an integral flow ``x`` (stale copies kept).
 
-    When a key changes topic (outside :func:`~theory.opt_topics.applies`) an entry whose
+    When a key changes topic (outside :func:`~theory.opt.topics.applies`) an entry whose
     key is cached admits nothing; the schedule stays feasible, and only its cost can differ.
     """
     T, keys, qt, it = trace.steps, trace.item_keys, trace.query_topics, trace.item_topics

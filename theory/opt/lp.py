@@ -35,7 +35,7 @@ item alone gives quality_t − θ), because by LP duality max{f v + Σ c u : u <
 <= 1} = min_{θ >= f} θ + Σ_i x_i (c_i − θ)⁺, with O(pairs) nonzeros instead of
 O(pairs · thresholds).
 
-Budget (docs/model.md §1.8, :mod:`theory.opt_sized`).  With sizes s_i and a budget B the
+Budget (docs/model.md §1.8, :mod:`theory.opt.sized`).  With sizes s_i and a budget B the
 arrival relaxation adds the knapsack rows Σ_i s_i x_{i,t} <= B (on the steps where the
 variables' sizes could exceed B) and drops the arrivals with s_i > B, which are in no
 feasible cache (their pairs go, and with them any quality they could give).  Both hold for
@@ -60,8 +60,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import OptimizeWarning, linprog
 
-from theory.opt_model import effective_weights
-from theory.opt_topics import useful_topics
+from theory.opt.model import effective_weights
+from theory.opt.topics import useful_topics
 
 UNIT_ROUNDOFF = 2.0**-53
 

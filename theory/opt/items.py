@@ -1,6 +1,6 @@
 """Exact OPT by dynamic programming over item subsets (docs/model.md §4).
 
-A state is the cache S_t, a set of at most K arrival indices (see :mod:`theory.opt_model`).
+A state is the cache S_t, a set of at most K arrival indices (see :mod:`theory.opt.model`).
 With g_t(S) = f_t(S) + ℓ_t(S), the cost of reaching S and answering query t with it,
 
     f_{t+1}(S') = min( g_t(S'),  λ + min_{S ⊇ S' \\ {e_t}} g_t(S) ),
@@ -39,7 +39,7 @@ from math import comb
 import numpy as np
 
 from simulator.config import njit
-from theory.opt_model import MissModel, set_loss
+from theory.opt.model import MissModel, set_loss
 
 
 def state_steps(T: int, K: int) -> int:
@@ -198,7 +198,7 @@ def solve(model: MissModel, capacity: int, switch_cost: float, sizes=None,
     Parameters
     ----------
     model : MissModel
-        From :func:`theory.opt_model.build_model`.
+        From :func:`theory.opt.model.build_model`.
     capacity : int
         K >= 1.
     switch_cost : float

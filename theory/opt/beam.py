@@ -2,16 +2,16 @@
 
 Every schedule here is a real one (S_{t+1} ⊆ S_t ∪ {e_t}, |S_{t+1}| <= K, within the
 budget when there is one, a cached key is never re-admitted), so its replayed cost
-(:func:`theory.opt_model.replay`) bounds OPT from above.
+(:func:`theory.opt.model.replay`) bounds OPT from above.
 
-Beam search.  States are caches as sets of arrival indices (:mod:`theory.opt_model`).
+Beam search.  States are caches as sets of arrival indices (:mod:`theory.opt.model`).
 From each state the moves are keep, add e_t, swap one member for e_t, and delete one
 member (deletions matter in soft top-k, docs/model.md §4); a move that changes the set costs λ.
 Children that are the same set keep the cheaper one, and the ``width`` children of lowest
 *priority* survive: cost so far plus the loss of keeping the child unchanged over the next
 ``horizon`` weighted steps (a real continuation, so admissions that pay off soon are not
 pruned for their λ; unweighted steps, e.g. a warm-up, are skipped).  With a width above
-the number of states it is the exact item DP.  :mod:`theory.opt_bounds` runs horizons 16
+the number of states it is the exact item DP.  :mod:`theory.opt.bounds` runs horizons 16
 and 64 (neither wins everywhere) and keeps the better.  The width defaults to a work
 budget: K = 5, T = 500 gets 64 states; long traces get a narrower beam.
 
@@ -29,7 +29,7 @@ from simulator.engine import compile_marks
 from simulator.config import njit
 from simulator.policies import REGISTRY
 from simulator.runner import run
-from theory.opt_model import MissModel, set_loss
+from theory.opt.model import MissModel, set_loss
 
 DEFAULT_WIDTH = 64
 DEFAULT_HORIZON = 16
@@ -216,7 +216,7 @@ def policy_run(trace, name: str, capacity: int | None, top_k: int, switch_cost: 
                quality: str, budget: int | None = None):
     """``(cost, schedule)`` of the registry policy ``name`` (seed 0) on ``trace``.
 
-    ``schedule`` has the :func:`~theory.opt_model.replay` layout: the key admitted at each
+    ``schedule`` has the :func:`~theory.opt.model.replay` layout: the key admitted at each
     step (or -1) and the keys evicted or deleted there (every victim of a sized run, from
     its eviction log).  ``budget`` runs it with that budget (``capacity`` None: no count
     limit).  Its loop is then marked as in the disk cache
@@ -239,7 +239,7 @@ def policy_run(trace, name: str, capacity: int | None, top_k: int, switch_cost: 
 def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, quality: str,
                 budget: int | None = None):
     """``[(policy, schedule, cost)]`` of :func:`policy_run` for every policy of
-    :func:`policy_names`, in that order (no time limit: :mod:`theory.opt_upper` orders
+    :func:`policy_names`, in that order (no time limit: :mod:`theory.opt.upper` orders
     and limits them for the upper bound)."""
     runs = [(name, policy_run(trace, name, capacity, top_k, switch_cost, quality, budget))
             for name in policy_names()]

@@ -36,7 +36,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.engine.kernels import QUALITY_CODES, dot, quality_of
-from theory.opt_model import effective_weights, relevance_matrix
+from theory.opt.model import effective_weights, relevance_matrix
 
 
 def types_of(trace):

@@ -17,26 +17,27 @@ reads them, and neither does OPT.
   :mod:`theory.opt` is exact on it.  With unit sizes this is always so (B acts as the
   count limit min(K, B)); so is a K that binds before B.
 
-When the budget binds, only the item DP (:mod:`theory.opt_dp`) takes sizes, exactly; the
+When the budget binds, only the item DP (:mod:`theory.opt.items`) takes sizes, exactly; the
 flow, topic and count methods model counts only, so :mod:`theory.opt` refuses them when
-forced (:func:`refusal`).  Beyond the item DP's limits, :func:`bounds` gives:
+forced (:meth:`theory.opt.record.Method.refusal`).  Beyond the item DP's limits,
+:func:`bounds` gives:
 
 lower bound, the largest of
-    ``trivial``: forced losses (:func:`theory.opt_bounds.trivial_bound`), counting only
+    ``trivial``: forced losses (:func:`theory.opt.bounds.trivial_bound`), counting only
     arrivals of size <= B as ever available (``hit`` and ``precision``);
     ``flow`` (``hit``, relevance by topic): the min-cost flow of the count-limit problem
     with K_B, certified from its potentials: every budget-feasible schedule is feasible
     there, so its optimum is at most OPT;
-    ``lp-knapsack``: the arrival relaxation of :mod:`theory.opt_lp` with the knapsack rows
+    ``lp-knapsack``: the arrival relaxation of :mod:`theory.opt.lp` with the knapsack rows
     Σ_i s_i x_{i,t} <= B and without arrivals larger than B, certified from its duals;
     ``lp-topics`` (``precision``, by topic, when the arrival LP is too big): the topic
     relaxation with K_B, again a relaxation of the budgeted problem.
 upper bound
     the cheapest real schedule among the budget-respecting beam search of
-    :mod:`theory.opt_beam`, every bounded registry policy run with the budget (the engine
+    :mod:`theory.opt.beam`, every bounded registry policy run with the budget (the engine
     evicts the policy's victims until the arrival fits) and the flow's schedule when it
-    fits the budget, tried cheapest first within the time limit (:mod:`theory.opt_upper`);
-    the winner is replayed with the budget (:func:`theory.opt_model.replay`), which
+    fits the budget, tried cheapest first within the time limit (:mod:`theory.opt.upper`);
+    the winner is replayed with the budget (:func:`theory.opt.model.replay`), which
     checks Σ s_i <= B at every step.
 """
 
@@ -46,9 +47,10 @@ import dataclasses
 
 import numpy as np
 
-from theory import opt_bounds, opt_clock, opt_upper
-from theory.opt_lp import UNIT_ROUNDOFF, arrival_lp, arrival_pairs, solve, topic_lp
-from theory.opt_model import build_model, replay
+from theory.opt import bounds as count_bounds
+from theory.opt import upper
+from theory.opt.model import build_model, replay
+from theory.opt.record import Problem
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,52 +90,20 @@ def plan(trace, capacity: int | None, budget: int) -> BudgetPlan:
                       sizes=sizes, cacheable=sizes <= budget)
 
 
-def refusal(method: str) -> str:
-    """Why a count-only method cannot solve a binding budget, and what to use instead."""
-    return f"{method}: item sizes bind under this budget and only the item DP takes sizes " \
-           f"(use method 'items' or 'bounds')"
-
-
 def lower_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
                 quality: str, model=None):
     """``(bound, method, schedule or None)``: the best certified lower bound of the module
-    docstring, with the flow's (count-limit) schedule when the bound is ``flow``."""
-    T, p = trace.steps, budget_plan
-    K = max(1, p.count_limit)  # a larger count limit only relaxes
-    best = (opt_bounds.trivial_bound(trace, K, top_k, quality, p.cacheable), "trivial", None)
-    topical = not trace.has_evidence
-    if quality == "hit" and topical and T <= opt_bounds.FLOW_MAX_T:
-        bound, sched = opt_bounds.flow_bound(trace, K, switch_cost)
-        best = max(best, (bound, "flow", sched), key=lambda b: b[0])
-    lp = None
-    if opt_clock.expired():
-        return best
-    if T <= opt_bounds.ARRIVAL_MAX_T:
-        model = model or build_model(trace, top_k, quality)
-        pairs = arrival_pairs(model, quality, opt_bounds.SIM_PAIRS_PER_K * K, p.cacheable)
-        last = np.full(T, -1, np.int64)
-        np.maximum.at(last, pairs[1], pairs[0])
-        size = np.maximum(last - np.arange(T), 0).sum() + (pairs[0].size if
-                                                          quality == "similarity" else 0)
-        if size <= opt_bounds.ARRIVAL_MAX_VARS:
-            lp, const = arrival_lp(model, K, switch_cost, quality, pairs, p.sizes, p.budget)
-            name = "lp-knapsack"
-    if lp is None and quality == "precision" and topical:
-        lp, const = topic_lp(trace, K, top_k, switch_cost, opt_bounds.TOPIC_MAX_VARS)
-        name = "lp-topics"
-    if lp is not None:
-        opt_clock.phase(f"lower bound: {name}")
-        limit = max(opt_clock.remaining(opt_bounds.LP_TIME_LIMIT), 1e-3)
-        bound = const + solve(lp, limit, ipm=name == "lp-knapsack")[1] \
-            - 4 * UNIT_ROUNDOFF * const
-        best = max(best, (bound, name, None), key=lambda b: b[0])
-    return best
+    docstring (:func:`theory.opt.bounds.best_lower` with the budget), with the flow's
+    (count-limit) schedule when the bound is ``flow``."""
+    K = max(1, budget_plan.count_limit)  # a larger count limit only relaxes
+    problem = Problem(K, top_k, switch_cost, quality, budget_plan, memo={"model": model})
+    return count_bounds.best_lower(trace, problem)
 
 
 def upper_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
                 quality: str, model=None, extra=(), width=None):
     """``(cost, method, schedule)``: the cheapest budget-feasible schedule found, by its
-    replayed cost, tried in the order of :mod:`theory.opt_upper`.  ``extra`` adds
+    replayed cost, tried in the order of :mod:`theory.opt.upper`.  ``extra`` adds
     ``(name, schedule)`` candidates; those that overfill the budget (a relaxation's
     schedule may) are skipped."""
     p, T = budget_plan, trace.steps
@@ -144,20 +114,20 @@ def upper_bound(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float,
     cand = []
     for name, sched in extra:
         try:
-            cand.append(opt_upper.given(name, replayed(sched), sched))
+            cand.append(upper.given(name, replayed(sched), sched))
         except ValueError:
             continue
     K = min(p.count_limit, T)
-    if T <= opt_bounds.BEAM_MAX_T and 1 <= K <= opt_bounds.BEAM_MAX_K:
+    if T <= count_bounds.BEAM_MAX_T and 1 <= K <= count_bounds.BEAM_MAX_K:
         model = model or build_model(trace, top_k, quality)
-        cand += opt_upper.beams(trace, model, K, switch_cost, width, p.sizes, p.budget)
-    cand += opt_upper.policies(trace, p.capacity, top_k, switch_cost, quality, p.budget)
-    return opt_upper.cheapest(cand, replayed)
+        cand += upper.beams(trace, model, K, switch_cost, width, p.sizes, p.budget)
+    cand += upper.policies(trace, p.capacity, top_k, switch_cost, quality, p.budget)
+    return upper.cheapest(cand, replayed)
 
 
 def bounds(trace, budget_plan: BudgetPlan, top_k: int, switch_cost: float, quality: str,
            width: int | None = None):
     """``(lower, upper, method, schedule)`` with lower <= OPT <= upper = replay(schedule)
     under the budget; ``method`` is ``"bounds:<lower method>+<upper method>"``."""
-    return opt_bounds.bracket(lower_bound, upper_bound, trace, budget_plan, top_k,
+    return count_bounds.bracket(lower_bound, upper_bound, trace, budget_plan, top_k,
                               switch_cost, quality, width)

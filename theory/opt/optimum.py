@@ -1,71 +1,6 @@
-"""The offline optimum (docs/model.md §4): one public entry point, exact where a method fits.
-
-Methods, tried in this order (``method="auto"``):
-
-``flow``
-    :mod:`theory.opt_flow`, a min-cost flow; exact under the conditions of
-    :mod:`theory.opt_topics` (``hit`` quality, relevance by topic, k >= K or separated
-    clusters) at any K and number of topics.  Limits: T <= 10⁶, and T <= 30 000 when
-    separation must be checked (an O(T²·d) pass).  Its time grows about linearly in T and
-    in K (one shortest-path pass per unit of capacity); ``semcache bench`` measures it
-    (row ``opt-flow``, against the topic DP below) on the machine at hand.  A cold first
-    call compiles for several seconds; ``opt`` adds the trace checks, the replay of the
-    schedule and, with k < K, the separation check.
-``topics``
-    :mod:`theory.opt_topics`, state = set of useful topics; same conditions as ``flow``,
-    kept as a cross-check.  Limits: m <= 16 useful topics, T·2^m <= 5·10⁷ back-pointers,
-    and T <= 30 000 when separation must be checked.
-``counts``
-    :mod:`theory.opt_counts`, state = count vector over item types; exact when items of a
-    type are interchangeable.  Used when there are fewer types than arrivals.  Limits:
-    C(K + τ, τ) <= 2·10⁵ states and T·C(K + τ, τ) <= 3·10⁷.
-``items``
-    :mod:`theory.opt_dp`, state = set of arrivals; exact for every miss function, and the
-    one method exact under a budget that binds (below).  Limits:
-    T <= 3 000 (the T x T similarity table) and Σ_t Σ_{j<=K} C(t + 1, j) <= 4·10⁷
-    (so T <= 3 000 for K = 1, 620 for K = 2, 175 for K = 3, 86 for K = 4); the work
-    grows as that sum.
-``bounds``
-    :mod:`theory.opt_bounds`: when no exact method fits (or when forced), a certified lower
-    bound and the cheapest real schedule found; ``opt_cost`` is then None, ``exact`` False
-    and ``method`` reads ``"bounds:<lower method>+<upper method>"``.
-
-Sizes and a budget (``budget=``, docs/model.md §1.8; :mod:`theory.opt_sized`).  Without a
-budget sizes play no part and every result is as above.  With one, caches must also keep
-Σ sizes <= B; the count limit in effect is K_B = min(K, the most items B can hold) (K may
-then be None).  If every set of at most K_B items fits in B (always with unit sizes, and
-when K binds before B), the budget *is* the count limit K_B and every method above is
-exact.  Otherwise the budget binds: only ``items`` takes sizes (exact under both limits);
-``flow``, ``topics`` and ``counts`` are refused when forced and skipped by ``auto``; and
-``bounds`` gives a certified lower bound (``lp-knapsack``: the arrival LP with the knapsack
-rows Σ s_i x_i <= B; or a count-limit relaxation with K_B) and the cheapest
-budget-respecting schedule.  The record then adds ``budget``, ``count_limit`` (K_B) and
-``budget_binds``.
-
-An exact result has ``lower_bound = upper_bound = opt_cost``.  Costs count misses on scored
-steps only, like ``RunResult.summary()``; the returned schedule, replayed, costs
-``opt_cost`` (exact) or ``upper_bound`` (bounds).
-
-Examples
---------
->>> import numpy as np
->>> from simulator.trace import Trace
->>> topics = np.array([0, 1, 0, 1, 0, 1])
->>> tr = Trace.from_arrays(queries=np.eye(2, dtype=np.float32)[topics],
-...                        items=np.eye(2, dtype=np.float32)[topics],
-...                        query_topics=topics, item_topics=topics)
->>> r = opt(tr, capacity=1, top_k=1, switch_cost=0.5)
->>> r.opt_cost, r.method, r.exact  # keep topic 0: misses at steps 0, 1, 3, 5 and one admission
-(4.5, 'flow', True)
->>> b = opt(tr, capacity=1, top_k=1, switch_cost=0.5, method="bounds")
->>> b.opt_cost, b.exact, b.lower_bound <= 4.5 <= b.upper_bound
-(None, False, True)
->>> sized = Trace.from_arrays(queries=tr.queries, items=tr.items, query_topics=topics,
-...                           item_topics=topics, item_sizes=[2, 1, 2, 1, 2, 1])
->>> s = opt(sized, capacity=None, top_k=1, switch_cost=0.5, budget=1)  # topic 0 never fits
->>> s.opt_cost, s.method, s.exact, s.config["budget_binds"]  # keep topic 1: miss 0, 1, 2, 4
-(4.5, 'items', True, True)
-"""
+"""The offline optimum's entry points, :func:`opt` and :func:`opt_with`, and its result:
+the options are checked once, then the table of :mod:`theory.opt.methods` is walked (the
+package docstring, :mod:`theory.opt`, says what each method does and when)."""
 
 from __future__ import annotations
 
@@ -76,12 +11,11 @@ from simulator.errors import InputError
 from simulator.run_options import RunOptions
 from simulator.runner import check_cost_bound
 from simulator.trace import Trace
-from theory import (opt_bounds, opt_clock, opt_counts, opt_dp, opt_fits, opt_flow, opt_sized,
-                    opt_topics)
-from theory.opt_fits import EXACT
-from theory.opt_model import build_model, replay, schedule_from_sets
+from theory.opt import clock, sized
+from theory.opt.methods import BOUND_METHODS, BY_NAME, EXACT, EXACT_METHODS, Problem, describe_plan
+from theory.opt.model import replay, schedule_from_sets
 
-METHODS = ("auto", "flow", "topics", "counts", "items", "bounds")
+METHODS = ("auto", *EXACT, "bounds")
 
 
 @dataclasses.dataclass
@@ -90,10 +24,10 @@ class OptResult:
 
     ``schedule`` has ``admitted`` (the key admitted at each step, or -1) and ``evicted``
     (every key leaving the cache at each step: under a budget one step may evict several);
-    replayed with :func:`theory.opt_model.replay` (with the budget, if any) it costs
+    replayed with :func:`theory.opt.model.replay` (with the budget, if any) it costs
     ``upper_bound`` (= ``opt_cost`` when exact).  ``opt_cost`` is None when the result is
     only bounds.  ``config`` holds the options, and under a budget ``budget``,
-    ``count_limit`` and ``budget_binds`` (:class:`theory.opt_sized.BudgetPlan`).
+    ``count_limit`` and ``budget_binds`` (:class:`theory.opt.sized.BudgetPlan`).
     """
 
     opt_cost: float | None
@@ -135,8 +69,8 @@ def opt(trace, capacity: int | None, top_k: int = 3, switch_cost: float = 0.0,
         Seconds (wall clock) after which no new phase starts: the exact methods not yet
         tried are skipped and the bounds keep what they have (the trivial and flow lower
         bounds, at least one schedule), so lower <= OPT <= upper still holds.  The phase
-        under way finishes first (:mod:`theory.opt_clock`), and the upper bound starts no
-        candidate expected to end past the limit (:mod:`theory.opt_upper`).  The record
+        under way finishes first (:mod:`theory.opt.clock`), and the upper bound starts no
+        candidate expected to end past the limit (:mod:`theory.opt.upper`).  The record
         then adds ``time_limit``, ``stopped_early`` (whether the limit skipped anything)
         and ``not_tried`` (the upper bound's candidates it left out, by name).
     progress : callable, optional
@@ -182,11 +116,11 @@ def opt_with(trace, options: RunOptions, *, method: str = "auto",
                                    or not math.isfinite(time_limit) or time_limit <= 0):
         raise InputError(f"time_limit must be a number of seconds > 0, got {time_limit!r}",
                          "time_limit")
-    with opt_clock.running(time_limit, progress) as clock:
+    with clock.running(time_limit, progress) as ticking:
         result = _solve(trace, options, method, plan)
     if time_limit is not None:
-        result.config.update(time_limit=float(time_limit), stopped_early=clock.cut,
-                             not_tried=list(clock.skipped))
+        result.config.update(time_limit=float(time_limit), stopped_early=ticking.cut,
+                             not_tried=list(ticking.skipped))
     return result
 
 
@@ -197,60 +131,48 @@ def _solve(trace, options: RunOptions, method, plan) -> OptResult:
     config = dict(capacity=K, top_k=k, switch_cost=lam, quality=quality, steps=trace.steps)
     budget_plan = None
     if budget is not None:
-        budget_plan = opt_sized.plan(trace, K, budget)
+        budget_plan = sized.plan(trace, K, budget)
         config.update(budget_plan.config())
         K = budget_plan.count_limit  # the problem solved: exactly the count limit K_B ...
-    sized = budget_plan is not None and budget_plan.binds  # ... unless sizes bind too
+    problem = Problem(K, k, lam, quality, budget_plan)  # ... unless sizes bind too
     if plan is not None and method not in EXACT:
-        plan(opt_fits.describe_plan(trace, K, k, quality, method, sized, budget))
-    elif method == "auto" and not opt_clock.limited():
-        lines = opt_fits.describe_plan(trace, K, k, quality, method, sized, compiling=False)
+        plan(describe_plan(trace, problem, method))
+    elif method == "auto" and not clock.limited():
+        lines = describe_plan(trace, problem, method, compiling=False)
         _warn_if_bounds_only(lines, trace, K)
     refused = []
     cost = sets = chosen = None
-    topical = {}  # opt_topics.applies, computed once (it may check separation, O(T²·d))
-    for name in {"auto": EXACT, "bounds": ()}.get(method, (method,)):
-        if method == "auto" and opt_clock.expired():
+    tried = EXACT_METHODS if method == "auto" else () if method == "bounds" else \
+        (BY_NAME[method],)
+    for m in tried:
+        if method == "auto" and clock.expired():
             refused.append("the time limit passed before the other exact methods")
             break
-        opt_clock.phase(f"exact method {name}")
-        why = opt_fits.refusal(name, trace, K, k, quality, sized, topical)
+        clock.phase(f"exact method {m.name}")
+        why = m.refusal(trace, problem)
         if why is None:
-            if plan is not None and method == name:  # forced: said once it is known to apply
-                plan([f"exact method {name} (forced), which runs to the end"])
-            limits = (budget_plan.sizes, budget) if sized else ()
-            cost, sets = _exact(name, trace, K, k, lam, quality, limits)
-            chosen = name
+            if plan is not None and method == m.name:  # forced: said once it is known to apply
+                plan([f"exact method {m.name} (forced), which runs to the end"])
+            cost, sets = m.solve(trace, problem)
+            chosen = m.name
             break
-        refused.append(f"{name} ({why})" if not why.startswith(name) else why)
+        refused.append(f"{m.name} ({why})" if not why.startswith(m.name) else why)
     if chosen is None and method not in ("auto", "bounds"):
         raise InputError(f"method {method!r} cannot solve this instance: " + "; ".join(refused))
     if chosen is None:
-        opt_clock.phase("bounds")
-        if sized:
-            lower, upper, name, schedule = opt_sized.bounds(trace, budget_plan, k, lam, quality)
-        else:
-            lower, upper, name, schedule = opt_bounds.bounds(trace, K, k, lam, quality)
-            if budget is not None:  # K_B's schedule fits the budget (module docstring): check
-                _check_replay(trace, schedule, K, k, lam, quality, budget, upper, name)
+        clock.phase("bounds")
+        bound = next(b for b in BOUND_METHODS if b.refusal(trace, problem) is None)
+        lower, upper, name, schedule = bound.solve(trace, problem)
+        if budget is not None and not problem.sized:  # K_B's schedule fits B: check it
+            _check_replay(trace, schedule, K, k, lam, quality, budget, upper, name)
         return OptResult(opt_cost=None, exact=False, lower_bound=lower, upper_bound=upper,
                          method=name, schedule=schedule, config=config)
-    opt_clock.phase("replaying the optimal schedule")
+    clock.phase("replaying the optimal schedule")
     schedule = schedule_from_sets(trace.item_keys, sets)
     # The schedule is replayed with the model's definitions: a DP bug cannot go unnoticed.
     _check_replay(trace, schedule, K, k, lam, quality, budget, cost, chosen)
     return OptResult(opt_cost=cost, exact=True, lower_bound=cost, upper_bound=cost,
                      method=chosen, schedule=schedule, config=config)
-
-
-def _exact(name, trace, K, k, lam, quality, limits) -> tuple:
-    """``(cost, cache sets)`` of the exact method ``name``, which applies; ``limits``:
-    ``(sizes, budget)`` when the budget binds (only ``items`` then), else ``()``."""
-    if name in ("flow", "topics"):
-        return (opt_flow.solve if name == "flow" else opt_topics.solve)(trace, K, lam)
-    if name == "counts":
-        return opt_counts.solve(trace, K, k, lam, quality)
-    return opt_dp.solve(build_model(trace, k, quality), K, lam, *limits)
 
 
 class SlowOptWarning(UserWarning):

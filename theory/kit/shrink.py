@@ -21,12 +21,25 @@ from typing import Callable
 
 import numpy as np
 
+from simulator.errors import InputError
 from simulator.trace import PagingTrace, Trace
+from theory.kit.user_code import shown
 
 
 def drop_steps(trace, keep) -> object:
     """The sub-trace of the steps ``keep`` (sorted indices), as a new validated trace."""
-    keep = np.asarray(keep, np.int64)
+    if not isinstance(trace, (Trace, PagingTrace)):
+        raise InputError(f"drop_steps: trace must be a simulator.Trace or PagingTrace, got "
+                         f"{type(trace).__name__}", "trace")
+    keep_given = keep
+    try:
+        keep = np.asarray(keep, np.int64)
+    except (TypeError, ValueError):
+        keep = None
+    if keep is None or keep.ndim != 1 or (keep.size and not (
+            0 <= keep.min() and keep.max() < trace.steps and np.all(np.diff(keep) > 0))):
+        raise InputError(f"drop_steps: keep must be sorted distinct step indices in "
+                         f"[0, {trace.steps}), got {shown(keep_given)}", "keep")
     if isinstance(trace, PagingTrace):
         ids = trace.object_ids[trace.requests[keep]] if trace.object_ids is not None \
             else trace.requests[keep]
@@ -56,6 +69,17 @@ def shrink(instance, broken: Callable, max_tries: int = 2000):
     """A smallest instance, by dropping steps one at a time, that ``broken(instance)``
     still says True of (``instance`` itself if no step can go).  ``max_tries`` bounds the
     evaluations of ``broken``."""
+    from simulator.instance import Instance
+
+    if not isinstance(instance, Instance):
+        raise InputError(f"shrink: instance must be a simulator.instance.Instance, got "
+                         f"{type(instance).__name__}", "instance")
+    if not callable(broken):
+        raise InputError(f"shrink: broken must be a function broken(instance) -> bool, got "
+                         f"{shown(broken)}", "broken")
+    if isinstance(max_tries, bool) or not isinstance(max_tries, int) or max_tries < 0:
+        raise InputError(f"shrink: max_tries must be an integer >= 0, got {shown(max_tries)}",
+                         "max_tries")
     current, tries, changed = instance, 0, True
     while changed and current.steps > 1 and tries < max_tries:
         changed = False

@@ -27,7 +27,7 @@ item set changes exactly when P changes, |S_t| = |P_t| <= K, and ℓ_t is equal 
 Items of topics outside U never affect ℓ_t (by 3 they are never relevant and, under (b),
 never rank above a relevant one), so leaving them out loses nothing.
 
-The recursion is that of :mod:`theory.opt_dp` on bitmasks: f_{t+1}(P') = min(g_t(P'),
+The recursion is that of :mod:`theory.opt.items` on bitmasks: f_{t+1}(P') = min(g_t(P'),
 λ + min_{P ⊇ P' \\ {b_t}} g_t(P)), the superset minimum by the standard m·2^m sweep.
 Work m·2^m per step, memory T·2^m back-pointers; :mod:`theory.opt` bounds both.
 """
@@ -38,7 +38,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.engine.kernels import dot
-from theory.opt_model import effective_weights
+from theory.opt.model import effective_weights
 
 SEPARATION_BLOCK = 512  # query rows per similarity block: bounds memory at 8·512·T bytes
 

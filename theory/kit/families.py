@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 
 from simulator.errors import InputError
 from simulator.instance import Instance
 from simulator.trace import PagingTrace, Trace
-from theory.user_code import shown
+from theory.kit.user_code import shown
 
 KINDS = ("search", "exhaustive")
 
@@ -48,10 +49,10 @@ class Family:
     def __post_init__(self):
         if not isinstance(self.scope, str) or not self.scope.strip():
             raise InputError(f"Family: scope must be a non-empty string naming the range, "
-                             f"got {self.scope!r}")
+                             f"got {self.scope!r}", "scope")
         if self.kind not in KINDS:
             raise InputError(f"family '{self.scope}': kind must be one of {', '.join(KINDS)}, "
-                             f"got {self.kind!r}")
+                             f"got {self.kind!r}", "kind")
         object.__setattr__(self, "instances",
                            _checked(self.instances, f"family '{self.scope}'"))
 
@@ -112,12 +113,14 @@ def grid(workload: str, params: dict | None = None, capacity=(10,), top_k=(3,),
     """
     import workloads
     from simulator.run_options import RunOptions
-    from simulator.rng import check_seed
 
-    w = workloads.get(workload)
+    try:
+        w = workloads.get(workload)
+    except InputError as exc:
+        raise InputError(f"grid: {exc}", "workload") from None
     if params is not None and not isinstance(params, dict):
         raise InputError(f"grid: params must be a dict of workload parameters, got "
-                         f"{type(params).__name__}")
+                         f"{type(params).__name__}", "params")
     params = dict(params or {})
     axes = {k: _values(v) for k, v in params.items() if not callable(v)}
     derived = {k: v for k, v in params.items() if callable(v)}
@@ -127,9 +130,9 @@ def grid(workload: str, params: dict | None = None, capacity=(10,), top_k=(3,),
         try:
             RunOptions.build(capacity=K, top_k=k, switch_cost=lam, quality=q)
         except InputError as exc:
-            raise InputError(f"grid: {exc}") from None
+            raise InputError(f"grid: {exc}", exc.param) from None
     for seed in _values(seeds):
-        check_seed(seed, "grid: seeds")
+        _seed(seed, "grid", "seeds")
     out = []
     for (K, k, lam, q), T, seed in itertools.product(runs, _values(steps), _values(seeds)):
         for combo in itertools.product(*axes.values()):
@@ -154,6 +157,15 @@ def _derived(name: str, fn, K):
                          f"{' '.join(str(exc).split())}") from None
 
 
+def _seed(seed, where: str, name: str) -> None:
+    from simulator.rng import check_seed
+
+    try:
+        check_seed(seed, name)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}", name) from None
+
+
 def sample(strategy, n: int = 100, seed: int = 0, name: str = "strategy") -> Family:
     """``n`` instances drawn from a hypothesis strategy of instances, reproducibly."""
     from hypothesis import HealthCheck, Phase, given, settings
@@ -162,9 +174,11 @@ def sample(strategy, n: int = 100, seed: int = 0, name: str = "strategy") -> Fam
 
     if not isinstance(strategy, SearchStrategy):
         raise InputError(f"sample: strategy must be a hypothesis strategy of instances "
-                         f"(simulator.testing.instances()), got {type(strategy).__name__}")
+                         f"(simulator.testing.instances()), got {type(strategy).__name__}",
+                         "strategy")
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise InputError(f"sample: n must be an integer >= 1, got {n!r}")
+        raise InputError(f"sample: n must be an integer >= 1, got {n!r}", "n")
+    _seed(seed, "sample", "seed")
     drawn = []
 
     @hypothesis_seed(seed)
@@ -183,5 +197,9 @@ def saved(paths, name: str = "saved traces", **options) -> Family:
     """Trace files (any format :func:`simulator.load` reads), each run with ``options``."""
     from simulator.trace_formats import load
 
+    for p in _values(paths):
+        if not isinstance(p, (str, os.PathLike)):
+            raise InputError(f"saved: paths must be a trace file's path or a list of them, "
+                             f"got {shown(p)}", "paths")
     out = tuple(Instance(load(p), dict(options), dict(trace=str(p))) for p in _values(paths))
     return Family(out, f"{len(out)} {name}")

@@ -38,7 +38,7 @@ from typing import Callable
 
 from simulator.errors import InputError
 from simulator.instance import OPTION_NAMES
-from theory.user_code import call, is_bool, is_finite, is_nan, is_number, shown
+from theory.kit.user_code import call, is_bool, is_finite, is_nan, is_number, shown
 
 OK, BROKEN, UNDECIDED = "ok", "broken", "undecided"
 STATUSES = (OK, BROKEN, UNDECIDED)
@@ -63,13 +63,13 @@ class Bound:
     def __post_init__(self):
         if not isinstance(self.text, str) or not self.text.strip():
             raise InputError(f"Bound: text must be a non-empty string stating the bound, "
-                             f"got {shown(self.text)}")
+                             f"got {shown(self.text)}", "text")
         if not callable(self.judge):
             raise InputError(f"bound '{self.text}': judge must be a function "
-                             f"judge(run, opt, instance), got {shown(self.judge)}")
+                             f"judge(run, opt, instance), got {shown(self.judge)}", "judge")
         if not isinstance(self.needs_opt, bool):
             raise InputError(f"bound '{self.text}': needs_opt must be True or False, got "
-                             f"{shown(self.needs_opt)}")
+                             f"{shown(self.needs_opt)}", "needs_opt")
 
     def describe(self) -> str:
         return self.text
@@ -113,10 +113,10 @@ class _Opt:
 def ratio_at_most(c: float, additive: float = 0.0) -> Bound:
     """cost ≤ c·OPT + additive (a competitive ratio of at most c, up to ``additive``)."""
     if not (is_finite(c) and c > 0):
-        raise InputError(f"ratio_at_most: c must be a finite number > 0, got {shown(c)}")
+        raise InputError(f"ratio_at_most: c must be a finite number > 0, got {shown(c)}", "c")
     if not is_finite(additive):
         raise InputError(f"ratio_at_most: additive must be a finite number, got "
-                         f"{shown(additive)}")
+                         f"{shown(additive)}", "additive")
     c, additive = float(c), float(additive)
 
     def judge(run, opt, instance):
@@ -193,10 +193,10 @@ def predicate(fn: Callable, text: str, needs_opt: bool = False) -> Bound:
     _check_callable("predicate", "fn", fn, "fn(run, opt, instance)")
     if not isinstance(text, str) or not text.strip():
         raise InputError(f"predicate: text must be a non-empty string stating the bound, "
-                         f"got {shown(text)}")
+                         f"got {shown(text)}", "text")
     if not isinstance(needs_opt, bool):
         raise InputError(f"predicate '{text}': needs_opt must be True or False, got "
-                         f"{shown(needs_opt)}")
+                         f"{shown(needs_opt)}", "needs_opt")
 
     def judge(run, opt, instance):
         said = call(fn, "the predicate", run, opt, instance)
@@ -242,7 +242,8 @@ def _checked_numbers(found, what: str, text: bool = False) -> dict:
 
 def _check_callable(where: str, name: str, fn, signature: str) -> None:
     if not callable(fn):
-        raise InputError(f"{where}: {name} must be a function, {signature}, got {shown(fn)}")
+        raise InputError(f"{where}: {name} must be a function, {signature}, got {shown(fn)}",
+                         name)
 
 
 def _name(f) -> str:

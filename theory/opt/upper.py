@@ -1,9 +1,9 @@
 """OPT's upper bound (docs/model.md §4): the cheapest of several real schedules, tried so
-that the bound is good early, and within the time limit of :mod:`theory.opt_clock`.
+that the bound is good early, and within the time limit of :mod:`theory.opt.clock`.
 
 The candidates, in their *listed* order: the schedules given (the flow's), the beam
-search of :mod:`theory.opt_beam` at each horizon (``beam:16``, ``beam:64``), then every
-policy of :func:`theory.opt_beam.policy_names` in registry order (``policy:fifo``, …).
+search of :mod:`theory.opt.beam` at each horizon (``beam:16``, ``beam:64``), then every
+policy of :func:`theory.opt.beam.policy_names` in registry order (``policy:fifo``, …).
 They are *tried* by kind, cheapest first, in listed order within a kind:
 
 1. ``given``: the schedules given, replayed (free);
@@ -17,7 +17,7 @@ Under a time limit no candidate starts once the limit has passed, and a policy's
 starts only if the time left exceeds the longest run of its kind so far in this call (a
 policy to compile: at least :data:`COMPILE_SECONDS`), so a compilation expected to end
 past the limit is not started; the first candidate tried always runs, so there is a
-schedule.  Each candidate left out is noted by name (:func:`theory.opt_clock.skip`; the
+schedule.  Each candidate left out is noted by name (:func:`theory.opt.clock.skip`; the
 record's ``not_tried``).  Equal costs go to the earlier candidate in listed order, so
 without a limit the result is the same whatever the cache holds.  The winner is replayed
 and must reproduce its cost.
@@ -35,8 +35,8 @@ from simulator.engine import compile_marks
 from simulator.engine import kernel_cache
 from simulator.engine.fast import hooks_of
 from simulator.policies import REGISTRY
-from theory import opt_beam, opt_clock
-from theory.opt_model import schedule_from_sets
+from theory.opt import beam, clock
+from theory.opt.model import schedule_from_sets
 
 KINDS = ("given", "compiled", "beam", "compile")
 # about the shortest compilation of one policy's loop (`semcache compile --json` reports each)
@@ -65,34 +65,34 @@ def given(name: str, cost: float, schedule: dict) -> Candidate:
 
 def beams(trace, model, capacity: int, switch_cost: float, width=None, sizes=None,
           budget=None) -> list:
-    """The beam search at each of :data:`theory.opt_beam.HORIZONS`."""
+    """The beam search at each of :data:`theory.opt.beam.HORIZONS`."""
     def search(horizon):
-        cost, sets = opt_beam.beam(model, capacity, switch_cost, width, horizon, sizes, budget)
+        cost, sets = beam.beam(model, capacity, switch_cost, width, horizon, sizes, budget)
         return cost, schedule_from_sets(trace.item_keys, sets)
 
     return [Candidate(f"beam:{h}", "beam", "beam", functools.partial(search, h),
-                      f"upper bound: beam search, horizon {h}") for h in opt_beam.HORIZONS]
+                      f"upper bound: beam search, horizon {h}") for h in beam.HORIZONS]
 
 
 def to_compile(trace, budget=None) -> list:
-    """The policies of :func:`theory.opt_beam.policy_names` whose loops a run compiles
+    """The policies of :func:`theory.opt.beam.policy_names` whose loops a run compiles
     first (not yet in numba's disk cache), in registry order."""
-    pols = [REGISTRY[name] for name in opt_beam.policy_names()]
-    return compile_marks.to_compile(pols, "semantic", opt_beam.loops_sized(trace, budget))
+    pols = [REGISTRY[name] for name in beam.policy_names()]
+    return compile_marks.to_compile(pols, "semantic", beam.loops_sized(trace, budget))
 
 
 def policies(trace, capacity, top_k: int, switch_cost: float, quality: str,
              budget=None) -> list:
-    """Every policy of :func:`theory.opt_beam.policy_names`, run with seed 0 (and the
+    """Every policy of :func:`theory.opt.beam.policy_names`, run with seed 0 (and the
     budget); ``compile`` for those :func:`to_compile` names and those whose loops cannot
     be cached (compiled in every process)."""
-    names = opt_beam.policy_names()
+    names = beam.policy_names()
     first = set(to_compile(trace, budget))
     out = []
     for i, name in enumerate(names):
         pol = REGISTRY[name]
         compiles = name in first or not kernel_cache.disk_cached(pol, hooks_of(pol))
-        run = functools.partial(opt_beam.policy_run, trace, name, capacity, top_k,
+        run = functools.partial(beam.policy_run, trace, name, capacity, top_k,
                                 switch_cost, quality, budget)
         label = f"upper bound: policy {name} ({i + 1}/{len(names)})" + \
             (", compiling its loop first" if compiles else "")
@@ -108,7 +108,7 @@ def compiling_line(trace, budget=None, surely: bool = True) -> list:
     names = to_compile(trace, budget)
     if not names:
         return []
-    when = ", while the time limit allows" if opt_clock.limited() else ""
+    when = ", while the time limit allows" if clock.limited() else ""
     return [f"{'' if surely else 'if bounds are needed, '}the upper bound tries its policies "
             f"to compile last{when}: compiling {', '.join(names)} (first run only; "
             f"`semcache compile` does it ahead)"]
@@ -133,16 +133,16 @@ def cheapest(candidates: list, replay: Callable):
     for i in order:
         cand = candidates[i]
         need = _expected(cand.kind, took)
-        if found and opt_clock.expires_within(need):
+        if found and clock.expires_within(need):
             left_out.append(i)
             continue
-        opt_clock.phase(cand.label)
+        clock.phase(cand.label)
         start = time.monotonic()
         claimed, schedule = cand.run()
         took[cand.kind] = max(took.get(cand.kind, 0.0), time.monotonic() - start)
         found.append((claimed, i, schedule))
     for i in sorted(left_out):  # said in listed order
-        opt_clock.skip(candidates[i].name)
+        clock.skip(candidates[i].name)
     claimed, i, schedule = min(found, key=lambda f: (f[0], f[1]))
     cost = replay(schedule)
     if not math.isclose(cost, claimed, rel_tol=1e-9, abs_tol=1e-9):
