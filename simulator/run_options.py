@@ -11,19 +11,20 @@ default value is seen), and ``simulator.stream_run.stream_with``,
 ``theory.opt.opt_with``, ``simulator.closed_loop.run``, ``simulator.runner.run_checked``
 and ``simulator.live_run.start`` take it directly.  The engine and its options
 (``simulator.runner.check_engine``) and the memory a run needs
-(:func:`simulator.memory_estimate.check_run`) are checked once a run the same way.  :meth:`RunOptions.with_policy` and
-:meth:`RunOptions.with_seed` give several runs one set of options, checking only what they
-add.  Each field has its own checker (:func:`check_capacity`, :func:`check_top_k`,
-:func:`check_switch_cost`, :func:`check_quality`, :func:`budget_value`,
-:func:`simulator.rng.check_seed`), which a grid of values (a sweep) applies value by value.
+(:func:`simulator.engine.memory_estimate.check_run`) are checked once a run the same
+way.  :meth:`RunOptions.with_policy` and :meth:`RunOptions.with_seed` give several runs one
+set of options, checking only what they add.  Each field has its own checker
+(:func:`check_capacity`, :func:`check_top_k`, :func:`check_switch_cost`,
+:func:`check_quality`, :func:`budget_value`, :func:`simulator.rng.check_seed`), which a
+grid of values (a sweep) applies value by value.
 
 A bad option raises :class:`~simulator.errors.InputError` naming the parameter; the
 command line shows the flag instead.  Counts (K, k) are integers in [1, 2**53]
 (:data:`simulator.params.MAX_INT`), so every product the kernels form with them fits
 int64; so is the budget, so a policy's share of it times a ratio of at most 1000 fits as
-well, and the sizes it is compared with are bounded by :mod:`simulator.size_limits`.
+well, and the sizes it is compared with are bounded by :mod:`simulator.engine.size_limits`.
 Within range a request too large for this machine's memory is refused by
-:mod:`simulator.memory_estimate`.
+:mod:`simulator.engine.memory_estimate`.
 """
 
 from __future__ import annotations
@@ -36,15 +37,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from simulator import memory_estimate, policies
+from simulator import policies
+from simulator.engine import memory_estimate
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES
+from simulator.engine.kernels import QUALITY_CODES
 from simulator.params import MAX_INT
 from simulator.policies.base import Policy
 from simulator.rng import check_seed
 
 # the budget of a run without one: never reached, since the total cached is at most a
-# trace's total size (2**61) and an arrival at most 2**53 (simulator.size_limits)
+# trace's total size (2**61) and an arrival at most 2**53 (simulator.engine.size_limits)
 NO_BUDGET = 1 << 62
 MAX_BUDGET = MAX_INT
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit takes '²' (and int() refuses it)
@@ -114,7 +116,7 @@ def check_switch_cost(switch_cost) -> float:
 
 
 def check_quality(quality) -> str:
-    """The quality measure, one of :data:`simulator.kernels.QUALITY_CODES`."""
+    """The quality measure, one of :data:`simulator.engine.kernels.QUALITY_CODES`."""
     if not isinstance(quality, str) or quality not in QUALITY_CODES:
         raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
                          "quality")

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from simulator import engine_simpy
+from simulator.engine import simpy as engine_simpy
 from simulator.errors import InputError
 
 # The largest cost a run may be able to reach: every total, and the offline optimum's

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from simulator import engine_simpy
+from simulator.engine import simpy as engine_simpy
 from simulator.errors import InputError
 from simulator.live_run import start
 from simulator.run_options import UNSET, RunOptions, given_or_built
@@ -32,7 +32,7 @@ __all__ = ["ENGINES", "MAX_COST", "PagingResult", "RunResult", "SemanticResult",
            "check_cost_bound", "check_engine", "paging_record", "run", "run_checked"]
 
 # "fast": one compiled loop, immediate feedback; "simpy": discrete events, feedback may be
-# late or lost, several sessions may share the cache (simulator.engine_simpy).
+# late or lost, several sessions may share the cache (simulator.engine.simpy).
 ENGINES = ("fast", "simpy")
 
 
@@ -97,7 +97,7 @@ def run(trace, policy=None, capacity=UNSET, top_k=UNSET, switch_cost=UNSET, qual
     engine : {"fast", "simpy"}
         The engine to use.
     engine_options : dict, optional
-        SimPy engine options (:data:`simulator.engine_simpy.OPTIONS`): ``latency``,
+        SimPy engine options (:data:`simulator.engine.simpy.OPTIONS`): ``latency``,
         ``feedback_delay`` (both ≥ 0, in trace steps), ``feedback_loss`` (a probability)
         and ``sessions`` (≥ 1).  The fast engine accepts only their defaults.
     budget : int or str, optional
@@ -138,7 +138,7 @@ def run_checked(trace, options: RunOptions, engine: str = "fast",
     returned by :func:`check_engine`, by the caller, and not checked again.
 
     ``memory_checked``: the caller has already checked that the run fits in memory
-    (:func:`simulator.memory_estimate.check_run`), as the command line does for all its
+    (:func:`simulator.engine.memory_estimate.check_run`), as the command line does for all its
     runs before the first.
     """
     check_cost_bound(trace.steps, options.switch_cost)

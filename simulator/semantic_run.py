@@ -13,12 +13,12 @@ import time
 
 import numpy as np
 
-from simulator import step_checks
-from simulator.cache_slots import HIGH_WATER, LOGGED, MAX_OCCUPANCY, SIZE, TOO_LARGE
+from simulator.engine import step_checks
+from simulator.engine.cache_slots import HIGH_WATER, LOGGED, MAX_OCCUPANCY, SIZE, TOO_LARGE
 from simulator.errors import InputError
-from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
+from simulator.engine.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.live_run import LiveRun
-from simulator.run_arrays import OUTPUTS, TRACE_FIELDS, semantic_arrays
+from simulator.engine.run_arrays import OUTPUTS, TRACE_FIELDS, semantic_arrays
 from simulator.run_result import SemanticResult, modification_counts
 
 

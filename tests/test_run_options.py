@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import simulator
-from simulator import closed_loop, live_run, memory_estimate, policies, run_options, runner
+from simulator import closed_loop, live_run, policies, run_options, runner
+from simulator.engine import memory_estimate
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.policies.base import Policy
