@@ -13,32 +13,76 @@ policies over a trace file read in chunks, however long).  Traces: :class:`Trace
 still being written.  Registries: :mod:`policies <simulator.policies>` (``REGISTRY``,
 ``get``) and :mod:`workloads` (``REGISTRY``, ``get``).  Your own policy: :class:`Policy`,
 :class:`Traits`, :func:`njit` (the project's numba flags) and :func:`check_policy` (the
-contract every policy meets).  Bad input raises :class:`InputError`.
+contract every policy meets).  Bad input raises :class:`InputError`.  ``__version__`` is
+the installed distribution's version.
 
 The core (everything in this package but :mod:`simulator.cli` and
 :mod:`simulator.experiments`) never imports the workloads, the theory or the application;
-``simulator.workloads`` is the one name handed on from a floor above, loaded on first use.
+``simulator.workloads`` is the one name handed on from a floor above.  Every public name is
+loaded on first use, so ``import simulator`` (and ``semcache --version``) costs nothing
+until a name is asked for.
 """
 
-from simulator import policies
-from simulator.config import njit
-from simulator.errors import InputError
-from simulator.live_run import LiveRun
-from simulator.policies.base import Policy, Traits
-from simulator.policy_checks import check_policy
-from simulator.runner import RunResult, run
-from simulator.stream_run import stream_run
-from simulator.trace import PagingTrace, Trace, TraceBuffer
-from simulator.trace_formats import load, save
+import importlib
+import sys
+import types
+
+# Where each public name lives: the one place that knows the modules behind the front door.
+# _NAMES are read from their module; _MODULES are modules themselves.
+_NAMES = {"InputError": "simulator.errors", "LiveRun": "simulator.live_run",
+         "PagingTrace": "simulator.trace", "Policy": "simulator.policies.base",
+         "RunResult": "simulator.runner", "Trace": "simulator.trace",
+         "TraceBuffer": "simulator.trace", "Traits": "simulator.policies.base",
+         "check_policy": "simulator.policy_checks", "load": "simulator.trace_formats",
+         "njit": "simulator.config", "run": "simulator.runner",
+         "save": "simulator.trace_formats", "stream_run": "simulator.stream_run"}
+_MODULES = {"policies": "simulator.policies",
+           "workloads": "workloads"}  # a floor above the core: loaded when first asked for
 
 __all__ = ["InputError", "LiveRun", "PagingTrace", "Policy", "RunResult", "Trace",
            "TraceBuffer", "Traits", "check_policy", "load", "njit", "policies", "run", "save",
            "stream_run", "workloads"]
 
 
-def __getattr__(name):
-    if name == "workloads":  # a floor above the core: loaded when first asked for
-        import workloads
+def _version() -> str:
+    """The installed distribution's version (``pyproject.toml`` is read only at install)."""
+    from importlib import metadata
 
-        return workloads
-    raise AttributeError(f"module 'simulator' has no attribute {name!r}")
+    try:
+        return metadata.version("semcache")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown (not installed)"
+
+
+def __getattr__(name):
+    if name in _NAMES:
+        value = getattr(importlib.import_module(_NAMES[name]), name)
+    elif name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+    elif name == "__version__":
+        value = _version()
+    else:
+        raise AttributeError(f"module 'simulator' has no attribute {name!r}")
+    globals()[name] = value  # asked once: later reads find it without this function
+    return value
+
+
+def __dir__():
+    # the public names, loaded or not, and the submodules loaded so far (as before: the
+    # plumbing of this file is not the package's)
+    loaded = [name for name, value in globals().items() if name.startswith("__")
+              or isinstance(value, types.ModuleType) and value.__name__ == f"simulator.{name}"]
+    return sorted({*__all__, *loaded})
+
+
+class _FrontDoor(types.ModuleType):
+    """This package's module type: importing the module ``simulator.stream_run`` binds it
+    here by its name, over the function of that name; the function stays."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and value.__name__ == _NAMES.get(name):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _FrontDoor

@@ -7,7 +7,8 @@ file): the core (``simulator`` but its ``cli``, ``experiments`` and ``testing``)
 and ``simulator.testing``, the property-test kit, which needs ``theory.opt``).  Each
 imports only from floors below it; the one exception is the front door,
 ``simulator/__init__.py``, which hands on the workload registry, loaded on first use.
-Imports are read from the sources (module level and inside functions alike).
+Imports are read from the sources (module level and inside functions alike, and the module
+names of the front door's tables, whose names are all loaded on first use).
 """
 
 import ast
@@ -20,6 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("simulator", "workloads", "theory")
 FLOORS = {"core": 0, "workloads": 1, "theory": 2, "application": 3}
 FRONT_DOOR = "simulator"
+LAZY_TABLES = ("_NAMES", "_MODULES")  # the front door's names, by the module each comes from
 MAX_LINES = 400
 
 
@@ -62,6 +64,10 @@ def imports(module: str) -> set:
                                 + ([base] if base else []))
             names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
                      for alias in node.names]
+        elif module == FRONT_DOOR and isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id in LAZY_TABLES
+                for target in node.targets):
+            names = [value.value for value in node.value.values]  # loaded on first use
         else:
             continue
         for name in names:
