@@ -26,18 +26,33 @@ until a name is asked for.
 import importlib
 import sys
 import types
+from typing import TYPE_CHECKING
 
-# Where each public name lives: the one place that knows the modules behind the front door.
+if TYPE_CHECKING:  # never run: the API reference (griffe) reads the names from here
+    import workloads
+    from simulator import policies
+    from simulator.config import njit
+    from simulator.errors import InputError
+    from simulator.live_run import LiveRun
+    from simulator.policies.base import Policy, Traits
+    from simulator.policy_checks import check_policy
+    from simulator.runner import RunResult, run
+    from simulator.stream_run import stream_run
+    from simulator.trace import PagingTrace, Trace, TraceBuffer
+    from simulator.trace_formats import load, save
+
+# Where each public name lives, the modules behind the front door (the imports above say
+# the same for readers of the source; tests/test_front_pages.py holds them together).
 # _NAMES are read from their module; _MODULES are modules themselves.
 _NAMES = {"InputError": "simulator.errors", "LiveRun": "simulator.live_run",
-         "PagingTrace": "simulator.trace", "Policy": "simulator.policies.base",
-         "RunResult": "simulator.runner", "Trace": "simulator.trace",
-         "TraceBuffer": "simulator.trace", "Traits": "simulator.policies.base",
-         "check_policy": "simulator.policy_checks", "load": "simulator.trace_formats",
-         "njit": "simulator.config", "run": "simulator.runner",
-         "save": "simulator.trace_formats", "stream_run": "simulator.stream_run"}
+          "PagingTrace": "simulator.trace", "Policy": "simulator.policies.base",
+          "RunResult": "simulator.runner", "Trace": "simulator.trace",
+          "TraceBuffer": "simulator.trace", "Traits": "simulator.policies.base",
+          "check_policy": "simulator.policy_checks", "load": "simulator.trace_formats",
+          "njit": "simulator.config", "run": "simulator.runner",
+          "save": "simulator.trace_formats", "stream_run": "simulator.stream_run"}
 _MODULES = {"policies": "simulator.policies",
-           "workloads": "workloads"}  # a floor above the core: loaded when first asked for
+            "workloads": "workloads"}  # a floor above the core: loaded when first asked for
 
 __all__ = ["InputError", "LiveRun", "PagingTrace", "Policy", "RunResult", "Trace",
            "TraceBuffer", "Traits", "check_policy", "load", "njit", "policies", "run", "save",

@@ -91,3 +91,39 @@ def test_a_name_left_out_of_the_reference_would_be_seen(monkeypatch):
     monkeypatch.setattr(theory, "unlisted", lambda: None, raising=False)  # no docstring
     with pytest.raises(AssertionError, match="unlisted"):
         test_the_api_reference_covers_every_public_name("theory")
+
+
+def _front_door() -> tuple:
+    """What ``simulator/__init__.py`` declares: ``(imports, table)``, each ``{name: (module,
+    whether the name is that module)}``; the imports are its type-checking block (what the
+    API reference reads), the table what its ``__getattr__`` loads on first use."""
+    import ast
+
+    tree = ast.parse((ROOT / "simulator" / "__init__.py").read_text(encoding="utf-8"))
+    imports, table = {}, {}
+    for node in tree.body:
+        if isinstance(node, ast.If):
+            for stmt in node.body:
+                for alias in stmt.names:
+                    if isinstance(stmt, ast.Import):
+                        imports[alias.name] = (alias.name, True)
+                    elif stmt.module == "simulator":  # from simulator import policies
+                        imports[alias.name] = (f"simulator.{alias.name}", True)
+                    else:
+                        imports[alias.name] = (stmt.module, False)
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+            is_module = node.targets[0].id == "_MODULES"
+            table.update({key.value: (value.value, is_module)
+                          for key, value in zip(node.value.keys, node.value.values)})
+    return imports, table
+
+
+def test_the_front_door_declares_each_name_once_for_readers_and_for_loading():
+    import simulator
+
+    imports, table = _front_door()
+    assert imports == table, "simulator/__init__.py: its imports and its table disagree"
+    assert sorted(table) == sorted(simulator.__all__)
+    for name, (module, is_module) in table.items():
+        held = importlib.import_module(module)
+        assert getattr(simulator, name) is (held if is_module else getattr(held, name))
