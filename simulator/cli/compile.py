@@ -93,11 +93,11 @@ def cmd_compile(args) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache compile`` on the subcommand set ``sub``."""
-    p = sub.add_parser("compile", help="compile policies' loops into the disk cache",
-                       description="Compile each policy's loops once, in parallel, into "
-                                   "numba's disk cache, so later runs load them.")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache compile`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("Compile each policy's loops once, in parallel, into numba's disk cache, so "
+                     "later runs load them.")
     p.add_argument("--policy", metavar="A,B,C",
                    help="policies (default: every registered policy)")
     p.add_argument("--mode", choices=MODES, default=None,

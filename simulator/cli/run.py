@@ -118,11 +118,11 @@ def _streamed(args, shared, selected: list | None, pol_params: dict) -> dict:
     return {"workload": record, "runs": [r.summary() for r in streamed.runs]}
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache run`` on the subcommand set ``sub``."""
-    p = sub.add_parser("run", help="run policies over one workload or trace file",
-                       description="Run one or more policies over one workload or trace file "
-                                   "(docs/model.md §1) and report their run records (§7.2).")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache run`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("Run one or more policies over one workload or trace file (docs/model.md §1) "
+                     "and report their run records (§7.2).")
     cli_args.add_source(p)
     p.add_argument("--paging", action="store_true",
                    help="require a paging trace (object ids in 'requests')")
