@@ -3,6 +3,7 @@ on a terminal names what it is about to compile (simulator.compile_marks)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -23,6 +24,8 @@ def test_compiled_loops_load_from_disk_in_the_next_process(tmp_path):
     first, said = _compile(["--policy", "fifo,lru", "--mode", "paging", "--jobs", "2"],
                            tmp_path)
     assert "compiling 2 loops (fifo, lru) on 2 processes" in said
+    assert sorted(re.findall(r"semcache: compiling (\w+) \(paging\)… [0-9.]+ s", said)) == \
+        ["fifo", "lru"]  # each loop as it is done
     assert [(r["policy"], r["mode"], r["from_cache"]) for r in first["compiled"]] == \
         [("fifo", "paging", False), ("lru", "paging", False)]
     again, _ = _compile(["--policy", "fifo", "--mode", "paging", "--jobs", "1"], tmp_path)
@@ -61,8 +64,11 @@ def test_a_run_on_a_terminal_names_the_policies_it_compiles_first(tmp_path, monk
             "--policy", "fifo,lru", "--json"]
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main(argv) == 0
-    assert capsys.readouterr().err == ("semcache: compiling fifo, lru (first run only; "
-                                       "`semcache compile` does it ahead)\n")
+    head, *lines = capsys.readouterr().err.splitlines()
+    assert head == "semcache: compiling fifo, lru (first run only; `semcache compile` does it " \
+        "ahead)"
+    assert [re.fullmatch(r"semcache: compiling (\w+) \(semantic\)… [0-9.]+ s", line).group(1)
+            for line in lines] == ["fifo", "lru"]  # a line each, ended by its seconds
     assert main(argv) == 0  # marked now: nothing to say
     assert capsys.readouterr().err == ""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from simulator import compile_marks, engine_fast, memory_estimate, runner
 from simulator.cli import args as cli_args
@@ -58,11 +59,14 @@ def cmd_run(args) -> int:
         memory_estimate.check_run(trace, options)
     report_cache = os.environ.get("SEMCACHE_REPORT_CACHE", "") not in ("", "0")
     sized = shared.budget is not None or trace.sized
-    _announce_compiling([options.policy for options in runs], mode, sized)
+    first = _announce_compiling([options.policy for options in runs], mode, sized)
     records = []
     for options in runs:
+        said = _compiling(options.policy.name, mode, first)
         result = runner.run(trace, options=options, engine=args.engine,
                             engine_options=engine_options)
+        if said is not None:  # the first run's seconds: mostly its loop's compilation
+            print(f"{time.perf_counter() - said:.1f} s", file=sys.stderr, flush=True)
         summary = result.summary()
         compile_marks.remember(options.policy, mode, sized)
         if report_cache:
@@ -72,13 +76,24 @@ def cmd_run(args) -> int:
     return _report(args, {"workload": record, "runs": records})
 
 
-def _announce_compiling(pols: list, mode: str, sized: bool) -> None:
+def _announce_compiling(pols: list, mode: str, sized: bool) -> list:
     """Say on a terminal which policies compile before their first run (silence for that
-    long reads as a hang); `semcache compile` does it ahead of time."""
+    long reads as a hang); `semcache compile` does it ahead of time.  Their names, if said."""
     first = compile_marks.to_compile(pols, mode, sized)
-    if first and sys.stderr.isatty():
-        print(f"semcache: compiling {', '.join(first)} (first run only; `semcache compile` "
-              "does it ahead)", file=sys.stderr, flush=True)
+    if not (first and sys.stderr.isatty()):
+        return []
+    print(f"semcache: compiling {', '.join(first)} (first run only; `semcache compile` "
+          "does it ahead)", file=sys.stderr, flush=True)
+    return first
+
+
+def _compiling(name: str, mode: str, first: list) -> float | None:
+    """Start the line of a policy that compiles now (:func:`_announce_compiling`), ended by
+    its seconds; the clock's start, or None when nothing is said."""
+    if name not in first:
+        return None
+    print(f"semcache: compiling {name} ({mode})… ", end="", file=sys.stderr, flush=True)
+    return time.perf_counter()
 
 
 def _report(args, doc: dict) -> int:
