@@ -26,6 +26,15 @@ def test_the_first_screen_leads_to_the_researchers_path():
     assert [s.split("**")[1].split(".")[0] for s in steps[:5]] == ["1", "2", "3", "4", "5"]
 
 
+def test_the_install_says_what_make_demo_leaves_out_and_how_to_add_it():
+    from workloads.text_embed import INSTALL_HINT
+
+    install = "\n".join(README[README.index("## Install"):README.index("## Quick start")])
+    assert "no torch" in install and "`semcache: compiling fifo (semantic)… " in install
+    for command in ("pip install torch==2.13.0", "pip install -e '.[text]'"):
+        assert command in install.replace("\n", " ") and command in INSTALL_HINT
+
+
 def _directives() -> list:
     """``(target, members or None)`` of every ``::: target`` in docs/api/."""
     found = []
