@@ -63,10 +63,12 @@ def cmd_run(args) -> int:
     records = []
     for options in runs:
         said = _compiling(options.policy.name, mode, first)
-        result = runner.run(trace, options=options, engine=args.engine,
-                            engine_options=engine_options)
-        if said is not None:  # the first run's seconds: mostly its loop's compilation
-            print(f"{time.perf_counter() - said:.1f} s", file=sys.stderr, flush=True)
+        try:
+            result = runner.run(trace, options=options, engine=args.engine,
+                                engine_options=engine_options)
+        finally:  # the line ends, with the first run's seconds (mostly its compilation)
+            if said is not None:
+                print(f"{time.perf_counter() - said:.1f} s", file=sys.stderr, flush=True)
         summary = result.summary()
         compile_marks.remember(options.policy, mode, sized)
         if report_cache:
