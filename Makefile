@@ -15,14 +15,16 @@ DEMO_POLICIES := unlimited,fifo,lru,lfu,arc,solar_e,solar_a,solar
 # top (the test and text extras, torch among them).
 $(VENV)/.core: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --upgrade pip
-	$(BIN)/python -m pip install -e .
+	# --no-compile: Python writes the bytecode of the modules a run imports as it imports
+	# them; compiling every installed file ahead costs the demo most of a minute
+	$(BIN)/python -m pip install --no-compile -e .
 	# the demo's loops into numba's disk cache, both cores at once, a line each as it is
 	# done: the first `make demo` then prints its table within seconds of this
 	$(BIN)/semcache compile --policy $(DEMO_POLICIES) --mode semantic
 	touch $@
 
 $(VENV)/.installed: $(VENV)/.core
+	$(BIN)/python -m pip install --upgrade pip
 	# torch first and pinned: the local CPU wheel, never a multi-GB CUDA build (README)
 	$(BIN)/python -m pip install torch==2.13.0
 	$(BIN)/python -m pip install -e '.[test,text]'
