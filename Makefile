@@ -16,7 +16,7 @@ DEMO_POLICIES := unlimited,fifo,lru,lfu,arc,solar_e,solar_a,solar
 $(VENV)/.core: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	# --no-compile: Python writes the bytecode of the modules a run imports as it imports
-	# them; compiling every installed file ahead costs the demo most of a minute
+	# them; compiling every installed file ahead was most of this install's time
 	$(BIN)/python -m pip install --no-compile -e .
 	# the demo's loops into numba's disk cache, both cores at once, a line each as it is
 	# done: the first `make demo` then prints its table within seconds of this
