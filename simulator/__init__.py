@@ -28,8 +28,7 @@ import sys
 import types
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # never run: the API reference (griffe) reads the names from here
-    import workloads
+if TYPE_CHECKING:  # never run: the API reference (griffe) reads the names of the core here
     from simulator import policies
     from simulator.config import njit
     from simulator.errors import InputError

@@ -114,9 +114,7 @@ def _front_door() -> tuple:
         if isinstance(node, ast.If):
             for stmt in node.body:
                 for alias in stmt.names:
-                    if isinstance(stmt, ast.Import):
-                        imports[alias.name] = (alias.name, True)
-                    elif stmt.module == "simulator":  # from simulator import policies
+                    if stmt.module == "simulator":  # from simulator import policies
                         imports[alias.name] = (f"simulator.{alias.name}", True)
                     else:
                         imports[alias.name] = (stmt.module, False)
@@ -131,7 +129,9 @@ def test_the_front_door_declares_each_name_once_for_readers_and_for_loading():
     import simulator
 
     imports, table = _front_door()
-    assert imports == table, "simulator/__init__.py: its imports and its table disagree"
+    # the workloads are a floor above, documented on their own page: no import of them
+    assert imports == {name: held for name, held in table.items() if name != "workloads"}, \
+        "simulator/__init__.py: its imports and its table disagree"
     assert sorted(table) == sorted(simulator.__all__)
     for name, (module, is_module) in table.items():
         held = importlib.import_module(module)
