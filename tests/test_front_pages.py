@@ -136,3 +136,16 @@ def test_the_front_door_declares_each_name_once_for_readers_and_for_loading():
     for name, (module, is_module) in table.items():
         held = importlib.import_module(module)
         assert getattr(simulator, name) is (held if is_module else getattr(held, name))
+
+
+def test_importing_the_module_stream_run_first_leaves_the_function_in_front():
+    """``simulator.stream_run`` is the function even where the module of that name was
+    imported before the name was asked for (which binds the module on the package)."""
+    import subprocess
+    import sys
+
+    code = ("import simulator.stream_run, types, simulator\n"
+            "print(isinstance(simulator.stream_run, types.FunctionType))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.stdout.strip() == "True", done.stderr
