@@ -16,11 +16,14 @@ still being written.  Registries: :mod:`policies <simulator.policies>` (``REGIST
 contract every policy meets).  Bad input raises :class:`InputError`.  ``__version__`` is
 the installed distribution's version.
 
-The core (everything in this package but :mod:`simulator.cli` and
-:mod:`simulator.experiments`) never imports the workloads, the theory or the application;
-``simulator.workloads`` is the one name handed on from a floor above.  Every public name is
-loaded on first use, so ``import simulator`` (and ``semcache --version``) costs nothing
-until a name is asked for.
+The core (everything in this package but :mod:`simulator.cli`,
+:mod:`simulator.experiments` and :mod:`simulator.testing`) never imports the workloads, the
+theory or the application; ``simulator.workloads`` and ``check_policy`` (the contract kit,
+:mod:`simulator.testing.contract`) are the names handed on from a floor above.  Every
+public name is loaded on first use, so ``import simulator`` (and ``semcache --version``)
+costs nothing until a name is asked for.  Modules moved to the folders of
+docs/development.md ("The tree") still import by their old names, with a
+DeprecationWarning (:mod:`simulator.moved`).
 """
 
 import importlib
@@ -28,30 +31,32 @@ import sys
 import types
 from typing import TYPE_CHECKING
 
+from simulator import moved
+
 if TYPE_CHECKING:  # never run: the API reference (griffe) reads the names of the core here
     from simulator import policies
     from simulator.config import njit
     from simulator.errors import InputError
     from simulator.live_run import LiveRun
     from simulator.policies.base import Policy, Traits
-    from simulator.policy_checks import check_policy
     from simulator.runner import RunResult, run
     from simulator.stream_run import stream_run
     from simulator.trace import PagingTrace, Trace, TraceBuffer
     from simulator.trace_formats import load, save
 
 # Where each public name lives, the modules behind the front door (the imports above say
-# the same for readers of the source; tests/test_front_pages.py holds them together).
-# _NAMES are read from their module; _MODULES are modules themselves.
+# the same of the core's names for readers of the source; tests/test_front_pages.py holds
+# them together).  _NAMES are read from their module; _MODULES are modules themselves.
 _NAMES = {"InputError": "simulator.errors", "LiveRun": "simulator.live_run",
           "PagingTrace": "simulator.trace", "Policy": "simulator.policies.base",
           "RunResult": "simulator.runner", "Trace": "simulator.trace",
           "TraceBuffer": "simulator.trace", "Traits": "simulator.policies.base",
-          "check_policy": "simulator.policy_checks", "load": "simulator.trace_formats",
-          "njit": "simulator.config", "run": "simulator.runner",
-          "save": "simulator.trace_formats", "stream_run": "simulator.stream_run"}
+          "check_policy": "simulator.testing.contract",  # a floor above: the contract kit
+          "load": "simulator.trace_formats", "njit": "simulator.config",
+          "run": "simulator.runner", "save": "simulator.trace_formats",
+          "stream_run": "simulator.stream_run"}
 _MODULES = {"policies": "simulator.policies",
-            "workloads": "workloads"}  # a floor above the core: loaded when first asked for
+            "workloads": "workloads"}  # a floor above the core
 
 __all__ = ["InputError", "LiveRun", "PagingTrace", "Policy", "RunResult", "Trace",
            "TraceBuffer", "Traits", "check_policy", "load", "njit", "policies", "run", "save",
@@ -100,3 +105,4 @@ class _FrontDoor(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _FrontDoor
+moved.install()  # old module paths keep importing, with a warning

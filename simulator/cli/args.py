@@ -93,7 +93,7 @@ def add_model(p, capacity: int | None = None) -> None:
     """The model options (docs/model.md §1): ``--capacity``, ``--budget``, ``--top-k``,
     ``--switch-cost``, ``--quality``.  Without ``--capacity`` the count limit is 10, or
     none when ``--budget`` is given."""
-    from simulator.kernels import QUALITY_CODES  # here: `semcache --help` compiles nothing
+    from simulator.engine.kernels import QUALITY_CODES  # here: `semcache --help` compiles nothing
 
     default = "10, or none with --budget" if capacity is None else capacity
     p.add_argument("--capacity", metavar="K", type=_capacity, default=capacity,
@@ -136,7 +136,7 @@ def capacity(args) -> int | None:
 
 def add_engine_flags(p) -> None:
     """The SimPy engine's options (:data:`ENGINE_FLAGS`), each "not given" by default."""
-    from simulator.engine_simpy import OPTIONS  # here: `semcache --help` imports no SimPy
+    from simulator.engine.simpy import OPTIONS  # here: `semcache --help` imports no SimPy
 
     for name, flag in ENGINE_FLAGS.items():
         kind = int if name == "sessions" else float
