@@ -7,9 +7,10 @@ own bookkeeping, indexed by slot or by item key, and answers two questions: admi
 arriving item? which slot to evict?  Policies never see an engine or a clock.
 
 Hooks (all ``@njit``; ``state`` is what ``init`` returned; ``cache`` is the engine's
-read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, slots]
-(column s is the vector in slot s), ``counts[:2] = [size, capacity]`` and
-``slot_key[s] == -1`` marks a free slot):
+read-only view of its slots, read through the accessors below, never by position:
+:func:`slot_keys` (``-1`` marks a free slot), :func:`slot_vectors`,
+:func:`admission_steps`, :func:`cached_count`, :func:`cache_capacity` and
+:func:`arriving_size`):
 
 ``on_hit(state, slot, t, relevant)``
     the item in ``slot`` was retrieved into R_t (semantic) or requested (paging hit).
@@ -58,6 +59,7 @@ from typing import Callable
 import numpy as np
 
 from simulator import registration
+from simulator.cache_slots import ARRIVING, CAPACITY, SIZE
 from simulator.config import njit
 from simulator.errors import InputError
 from simulator.hook_source import RETURNS, check_returns, check_signature
@@ -97,6 +99,46 @@ def no_rearrival(state, slot, t):
 @njit
 def no_delete(state, t, cache):
     return -1
+
+
+# The cache view.  The engine's tuple and its counts array are its own business and may
+# change; a policy reads them through these, which numba compiles into the caller (a call
+# costs nothing in a loop).
+@njit
+def slot_keys(cache):
+    """Each slot's item key, ``-1`` for a free slot (int64, one per slot)."""
+    return cache[0]
+
+
+@njit
+def slot_vectors(cache):
+    """The cached vectors, [d, slots]: column s is the vector in slot s (float32)."""
+    return cache[1]
+
+
+@njit
+def admission_steps(cache):
+    """The step at which each slot's item was admitted (int64, one per slot)."""
+    return cache[2]
+
+
+@njit
+def cached_count(cache):
+    """How many items the cache holds now."""
+    return cache[3][SIZE]
+
+
+@njit
+def cache_capacity(cache):
+    """The count limit K the engine holds the cache to."""
+    return cache[3][CAPACITY]
+
+
+@njit
+def arriving_size(cache):
+    """The size of the item ``admit`` and ``victim`` are asked about (1 in a run without
+    sizes; docs/model.md §1.8)."""
+    return cache[3][ARRIVING]
 
 
 MODES = ("semantic", "paging")
