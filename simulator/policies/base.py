@@ -64,6 +64,7 @@ from simulator.config import njit
 from simulator.errors import InputError
 from simulator.hook_source import RETURNS, check_returns, check_signature
 from simulator.params import check_defaults, resolve
+from simulator.policies.context import Context  # noqa: F401  (where it was defined)
 
 
 @njit
@@ -152,37 +153,6 @@ HOOK_ARGUMENTS = {"on_hit": ("state", "slot", "t", "relevant"),
                   "on_rearrival": ("state", "slot", "t"),
                   "delete": ("state", "t", "cache")}
 PAGING_LOOP_ARGUMENTS = ("requests", "n_keys", "capacity", "state", "out_hit")
-
-
-@dataclasses.dataclass(frozen=True)
-class Context:
-    """What a policy's ``init`` may know about the run.
-
-    ``capacity`` is the count limit the policy plans with (K; with a budget and no K, the
-    most items the budget can hold); ``slots`` is how many slots the engine has (at most
-    ``capacity`` and the number of items), which bounds every per-slot array; ``budget``
-    is the total size allowed (docs/model.md §1.8) or None.  ``params`` is the validated
-    parameter dict (defaults filled in); ``trace`` is the whole trace, for offline
-    references such as Belady only.  ``mode`` is ``"semantic"`` or ``"paging"``;
-    ``object_ids`` the trace's own id of each dense key when it has them (a paging
-    trace's ``object_ids``), else None.
-    """
-
-    capacity: int
-    n_keys: int
-    dim: int
-    params: dict
-    seed: int
-    switch_cost: float = 0.0
-    trace: object = None
-    slots: int = 0
-    budget: int | None = None
-    mode: str = "semantic"
-    object_ids: np.ndarray | None = None
-
-    def __post_init__(self):
-        if not self.slots:  # as many slots as the count limit allows items
-            object.__setattr__(self, "slots", min(self.capacity, max(self.n_keys, 1)))
 
 
 @dataclasses.dataclass(frozen=True)
