@@ -35,6 +35,25 @@ read-only view of its slots, read through the accessors below, never by position
     ``on_insert``, again and again until it gives -1 (W-TinyLFU drops there what
     libCacheSim evicts during a hit).
 
+The call order, per step t (every hook gets t, so a step's calls can be told apart even
+where the SimPy engine interleaves steps), is :data:`HOOK_ORDER`:
+
+* semantic: ``on_hit`` for each retrieved item, ``on_feedback``, then the arrival:
+  ``on_rearrival`` if the item is cached, nothing if it exceeds the budget, else
+  ``admit``; an admission evicts first (``victim`` then ``on_evict``, once with unit
+  sizes, until the item fits with a budget) and then calls ``on_insert``.  Last,
+  ``delete`` on every step, and ``on_evict`` if it names a slot.
+* paging: a hit is ``on_hit``, then ``on_feedback``; a miss is ``on_feedback``, then the
+  arrival as above (``on_rearrival`` only in the SimPy engine, for a miss whose
+  admission is still in flight).  A policy with its own ``delete`` is asked it after
+  the hit's ``on_hit`` and after the admission's ``on_insert``, each slot it names
+  evicted (``on_evict``) and the question asked again, until it gives -1.
+
+So a policy may move its bookkeeping in ``victim`` and rely on ``on_evict`` of that slot
+following at once, before ``on_insert`` (LRU does).  With the SimPy engine's feedback
+``delay`` a step's ``on_feedback`` comes after its arrival, and with its ``loss`` never.
+:func:`simulator.policy_checks.check_hook_order` holds both engines to the order.
+
 A policy declares its :class:`Traits` (randomized, regret-gated, offline), as
 scikit-learn's estimators declare their tags; :func:`simulator.policy_checks.check_policy`
 verifies each declaration, and an online policy never gets the trace (``Context.trace``
@@ -142,6 +161,17 @@ def arriving_size(cache):
     return cache[3][ARRIVING]
 
 
+# The names of the hooks called with one step's t, in call order and each followed by a
+# space, match the mode's pattern (the module docstring says it in words; the SimPy
+# engine's feedback delay and loss aside).
+HOOK_ORDER = {
+    "semantic": (r"(on_hit )*on_feedback "
+                 r"(on_rearrival |admit ((victim on_evict )*on_insert )?)?"
+                 r"delete (on_evict )?"),
+    "paging": (r"on_hit (delete on_evict )*delete on_feedback "
+               r"|on_feedback (on_rearrival |admit ((victim on_evict )*on_insert "
+               r"(delete on_evict )*delete )?)?"),
+}
 MODES = ("semantic", "paging")
 # Each hook's arguments, as the engines pass them (the module docstring).
 HOOK_ARGUMENTS = {"on_hit": ("state", "slot", "t", "relevant"),
