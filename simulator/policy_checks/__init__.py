@@ -36,6 +36,5 @@ from simulator.policy_checks.traces import (K, clustered_trace, declared, sized_
                                             sized_trace, zipf_requests)
 
 __all__ = ["K", "PAGING_CHECKS", "SEMANTIC_CHECKS", "check_hook_order", "check_policy",
-           "clustered_trace",
-           "declared", "paging_checks", "paging_loop_result", "semantic_checks",
-           "sized_requests", "sized_trace", "zipf_requests"]
+           "clustered_trace", "declared", "paging_checks", "paging_loop_result",
+           "semantic_checks", "sized_requests", "sized_trace", "zipf_requests"]
