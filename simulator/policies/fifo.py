@@ -1,10 +1,10 @@
 """First-in, first-out: always admit; evict the oldest admission.
 
-State is a ring of slots in admission order, a named tuple (:class:`Ring`: numba reads its
-fields by name as fast as a positional tuple's, docs/extending.md).  Hooks stay tiny and
-free of ``%`` so that numba inlines them into the paging loop: a hook that is not inlined
-costs a call with reference counting on every miss, which alone made FIFO three times
-slower than LRU.
+State is a ring of slots in admission order, a named tuple (:class:`Ring`); the hooks
+unpack it, so a plain tuple of the same two arrays (a user's own ``init`` around FIFO's
+hooks) still works.  Hooks stay tiny and free of ``%`` so that numba inlines them into the
+paging loop: a hook that is not inlined costs a call with reference counting on every
+miss, which alone made FIFO three times slower than LRU.
 """
 
 from typing import NamedTuple
@@ -28,7 +28,7 @@ def _init(ctx):
 
 @njit
 def _on_insert(state, slot, key, t):
-    ring, ptr = state.ring, state.ptr
+    ring, ptr = state
     i = ptr[0] + ptr[1]
     if i >= ring.shape[0]:
         i -= ring.shape[0]
@@ -38,7 +38,7 @@ def _on_insert(state, slot, key, t):
 
 @njit
 def _on_evict(state, slot, key, t):
-    ring, ptr = state.ring, state.ptr
+    ring, ptr = state
     n = ring.shape[0]
     # FIFO's own victim is the head (no iteration).  A foreign deletion walks from the
     # head carrying each entry one place later until it overwrites ``slot``; the head
@@ -59,7 +59,8 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _victim(state, t, key, x, cache):
-    return state.ring[state.ptr[0]]
+    ring, ptr = state
+    return ring[ptr[0]]
 
 
 POLICY = Policy(name="fifo", summary="always admit; evict the oldest admission",
