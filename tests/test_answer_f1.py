@@ -1,4 +1,4 @@
-"""LoCoMo's answer F1 (``workloads.answer_f1``) on pinned examples worked out by hand from
+"""LoCoMo's answer F1 (``workloads.data.answer_f1``) on pinned examples worked out by hand from
 the rules of LoCoMo's ``task_eval/evaluation.py``: commas, then case, punctuation and the
 words a/an/the/and removed, Porter stems, multiset overlap, and the per-category rules."""
 
@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("nltk")  # the stemmer comes with the text extra
 
-from workloads.answer_f1 import (best_turn_f1, f1_score, normalize_answer,  # noqa: E402
+from workloads.data.answer_f1 import (best_turn_f1, f1_score, normalize_answer,  # noqa: E402
                                  question_f1, tokens)
 
 

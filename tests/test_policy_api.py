@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from simulator import policies
-from simulator.cache_slots import ARRIVING, SIZE, new_counts
+from simulator.engine.cache_slots import ARRIVING, SIZE, new_counts
 from simulator.config import njit
 from simulator.policies import base, fifo
 from simulator.policies.context import Context
-from simulator.policy_checks import check_hook_order, hook_order
+from simulator.testing.contract import check_hook_order, hook_order
 from helpers.naive import POLICIES
 from helpers.twins import TWINS, twin_of
 

@@ -21,7 +21,7 @@ read-only view of its slots, read through the accessors below, never by position
     mode a hit is quality 1 / loss 0 and a miss quality 0 / loss 1.
 ``admit(state, t, key, x, cache) -> bool``
     admit the arriving item ``key`` (vector ``x``) ?  A boolean: an integer is refused
-    (:mod:`simulator.hook_types`).
+    (:mod:`simulator.engine.hook_types`).
 ``victim(state, t, key, x, cache) -> slot``
     the cache is full and an item is being admitted: which occupied slot goes.
 ``on_insert(state, slot, key, t)`` / ``on_evict(state, slot, key, t)``
@@ -52,10 +52,10 @@ where the SimPy engine interleaves steps), is :data:`HOOK_ORDER`:
 So a policy may move its bookkeeping in ``victim`` and rely on ``on_evict`` of that slot
 following at once, before ``on_insert`` (LRU does).  With the SimPy engine's feedback
 ``delay`` a step's ``on_feedback`` comes after its arrival, and with its ``loss`` never.
-:func:`simulator.policy_checks.check_hook_order` holds both engines to the order.
+:func:`simulator.testing.contract.check_hook_order` holds both engines to the order.
 
 A policy declares its :class:`Traits` (randomized, regret-gated, offline), as
-scikit-learn's estimators declare their tags; :func:`simulator.policy_checks.check_policy`
+scikit-learn's estimators declare their tags; :func:`simulator.testing.contract.check_policy`
 verifies each declaration, and an online policy never gets the trace (``Context.trace``
 is None), so one that reads it fails there.
 
@@ -65,7 +65,7 @@ exactly as the engine's hook loop would; the fast engine then runs paging traces
 it (the SimPy engine always uses the hooks).  It exists for speed alone, where a layout
 that cannot be split into hooks is much faster (ARC:
 :mod:`simulator.policies.parts.arc_paging_loop`), and
-:func:`simulator.policy_checks.check_policy` holds it equal to the hooks.
+:func:`simulator.testing.contract.check_policy` holds it equal to the hooks.
 """
 
 from __future__ import annotations
@@ -78,10 +78,10 @@ from typing import Callable
 import numpy as np
 
 from simulator import registration
-from simulator.cache_slots import ARRIVING, CAPACITY, SIZE
+from simulator.engine.cache_slots import ARRIVING, CAPACITY, SIZE
 from simulator.config import njit
 from simulator.errors import InputError
-from simulator.hook_source import RETURNS, check_returns, check_signature
+from simulator.engine.hook_source import RETURNS, check_returns, check_signature
 from simulator.params import check_defaults, resolve
 from simulator.policies.context import Context  # noqa: F401  (where it was defined)
 
@@ -230,7 +230,7 @@ class Policy:
     (a noisy judge draws from the seed only when it can err); read it with
     :meth:`traits_of`.  ``state_bytes(params, slots, n_keys)``, when a parameter or the
     slot count sizes the state beyond a few words a slot, declares its rough size in bytes
-    (:mod:`simulator.memory_estimate` checks it before ``init``).
+    (:mod:`simulator.engine.memory_estimate` checks it before ``init``).
     """
 
     name: str

@@ -29,7 +29,7 @@ With unit sizes the two are the same run.  The size of an item is recorded by th
 import numpy as np
 
 from simulator.config import njit
-from simulator.kernels import similarities
+from simulator.engine.kernels import similarities
 from simulator.policies.parts import regret_gate
 from simulator.policies.base import (Policy, Traits, admission_steps, arriving_size,
                                     slot_keys, slot_vectors)
