@@ -32,7 +32,7 @@ from simulator.engine import hook_types
 from simulator.engine import memory_estimate
 from simulator.engine import policy_faults
 from simulator.engine import step_checks
-from simulator.engine.cache_slots import (ADMISSIONS, EVICTIONS, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
+from simulator.engine.counts import (ADMISSIONS, EVICTIONS, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
                                    MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE, new_counts)
 from simulator.engine.fast import RETRIEVE, WHOLE
 from simulator.errors import InputError

@@ -97,7 +97,7 @@ def test_a_loop_is_named_after_the_files_its_hooks_reach_and_the_engine():
 
 def test_an_imported_constant_is_part_of_the_name(monkeypatch):
     """numba freezes a global's value into the code: a constant imported from another
-    module (tinylfu reads ``ARRIVING`` from cache_slots) names the loop by its value."""
+    module (tinylfu reads ``ARRIVING`` from engine/counts) names the loop by its value."""
     from simulator import policies
     from simulator.engine import kernel_cache
     from simulator.engine.fast import hooks_of

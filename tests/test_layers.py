@@ -25,6 +25,9 @@ FLOORS = {"core": 0, "workloads": 1, "theory": 2, "application": 3}
 FRONT_DOOR = "simulator"
 LAZY_TABLES = ("_NAMES", "_MODULES")  # the front door's names, by the module each comes from
 MAX_LINES = 400
+# a compiled unit stays one file: the fast engine's step functions and the slot bodies numba
+# clones with them (simulator/engine/fast.py)
+CAPS = {"simulator.engine.fast": 500}
 
 
 def _modules() -> dict:
@@ -138,7 +141,7 @@ def test_no_import_circle():
 
 def test_no_module_is_oversized():
     sizes = {m: p.read_text(encoding="utf-8").count("\n") for m, p in MODULES.items()}
-    assert not {m: n for m, n in sizes.items() if n > MAX_LINES}
+    assert not {m: n for m, n in sizes.items() if n > CAPS.get(m, MAX_LINES)}
 
 
 def test_a_circle_or_a_climb_would_be_seen():

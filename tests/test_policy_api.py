@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from simulator import policies
-from simulator.engine.cache_slots import ARRIVING, SIZE, new_counts
+from simulator.engine.counts import ARRIVING, SIZE, new_counts
 from simulator.config import njit
 from simulator.policies import base, fifo
 from simulator.policies.context import Context
@@ -31,7 +31,7 @@ def _policy_sources():
 def test_no_policy_reads_the_cache_by_position():
     """Only policies/base.py's accessors know the layout of the engine's cache tuple and
     its counts array."""
-    positional = re.compile(r"\bcache\s*\[|=\s*cache\s*$|\bcounts\s*\[|cache_slots",
+    positional = re.compile(r"\bcache\s*\[|=\s*cache\s*$|\bcounts\s*\[|cache_slots|engine\.counts",
                             re.M)
     found = {p.relative_to(POLICY_DIR).as_posix(): m.group(0)
              for p in _policy_sources()

@@ -78,7 +78,7 @@ from typing import Callable
 import numpy as np
 
 from simulator import registration
-from simulator.engine.cache_slots import ARRIVING, CAPACITY, SIZE
+from simulator.engine.counts import ARRIVING, CAPACITY, SIZE
 from simulator.config import njit
 from simulator.errors import InputError
 from simulator.engine.hook_source import RETURNS, check_returns, check_signature

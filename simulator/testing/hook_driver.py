@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.engine.cache_slots import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
+from simulator.engine.counts import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
 from simulator.policies.context import Context
 from simulator.errors import InputError
 from simulator.rng import check_seed
