@@ -47,7 +47,6 @@ class Command(NamedTuple):
     name: str
     module: str
     help: str
-    plugins: bool = True  # whether it reads the registries that plugins add to
 
 
 # in the order of `semcache --help`
@@ -55,8 +54,7 @@ COMMANDS = (
     Command("run", "simulator.cli.run", "run policies over one workload or trace file"),
     Command("workload", "simulator.cli.workload",
             "list workloads, write one to a trace file, or show one"),
-    Command("bench", "simulator.cli.bench", "measure speed against reference implementations",
-            plugins=False),
+    Command("bench", "simulator.cli.bench", "measure speed against reference implementations"),
     Command("compile", "simulator.cli.compile", "compile policies' loops into the disk cache"),
     Command("delay-study", "simulator.cli.delay_study",
             "hit rate as feedback is delayed or lost (SimPy)"),
@@ -67,8 +65,7 @@ COMMANDS = (
             "a grid of runs on Dask, into a resumable Parquet store"),
     Command("reproduce", "simulator.cli.reproduce",
             "reproduce one of the SOLAR paper's experiments"),
-    Command("trace", "simulator.cli.trace", "convert external traces to trace files",
-            plugins=False),
+    Command("trace", "simulator.cli.trace", "convert external traces to trace files"),
 )
 _BY_NAME = {command.name: command for command in COMMANDS}
 
@@ -149,10 +146,11 @@ def main(argv: list | None = None) -> int:
             args = build_parser(command_in(argv)).parse_args(argv)
         except SystemExit as exc:  # --help and --version exit through argparse
             return exc.code if isinstance(exc.code, int) else 0
-        if _BY_NAME[args.command].plugins:
-            from simulator.experiments import plugins
+        # every subcommand takes --plugin, and loads it: after parsing, so --help and a usage
+        # error answer without importing your code
+        from simulator.experiments import plugins
 
-            plugins.load_all(plugins.argv_plugins(argv))
+        plugins.load_all(plugins.argv_plugins(argv))
         return args.func(args)
     except InputError as exc:
         return _error(flagged(exc))
