@@ -27,16 +27,17 @@ Examples
 
 from __future__ import annotations
 
+import importlib
 from typing import ClassVar
 
 import numpy as np
 
 from simulator.engine import fast as engine_fast
 from simulator.engine import hook_types, memory_estimate, policy_faults, step_checks
-from simulator.engine.cache_slots import SIZE, new_counts
+from simulator.engine.counts import SIZE, new_counts
 from simulator.engine.fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
-from simulator.policies.base import Context
+from simulator.policies.context import Context
 from simulator.run_options import NO_BUDGET, UNSET, RunOptions, given_or_built
 
 
@@ -131,10 +132,11 @@ class LiveRun:
                            switch_cost=options.switch_cost, quality=options.quality,
                            seed=options.seed, params=prm, mode=self.mode, budget=budget)
         # only an offline policy (Belady) may read the future
-        self._context = Context(self.capacity, n_keys, getattr(trace, "dim", 0), prm,
-                                options.seed, options.switch_cost,
-                                trace if pol.traits_of(prm).offline else None, self.slots,
-                                budget, self.mode, getattr(trace, "object_ids", None))
+        self._context = Context(
+            capacity=self.capacity, n_keys=n_keys, dim=getattr(trace, "dim", 0), params=prm,
+            seed=options.seed, switch_cost=options.switch_cost,
+            trace=trace if pol.traits_of(prm).offline else None, slots=self.slots,
+            budget=budget, mode=self.mode, object_ids=getattr(trace, "object_ids", None))
         self._step = engine_fast.steps_for(pol, self.mode, self.sized)
         self._order = step_checks.StepOrder(self.steps)
         if not memory_checked:
@@ -253,6 +255,9 @@ class LiveRun:
         raise NotImplementedError
 
 
+_KIND_MODULES = {"semantic": "simulator.semantic_run", "paging": "simulator.paging_run"}
+
+
 def start(trace, options: RunOptions, before_retrieve=None, *, memory_checked: bool = False,
           made_as: type | None = None) -> LiveRun:
     """A run of ``options`` (built and checked by the caller, not checked again) over
@@ -264,6 +269,10 @@ def start(trace, options: RunOptions, before_retrieve=None, *, memory_checked: b
     if options.policy is None:
         raise InputError("a run needs a policy: build its options with policy=", "policy")
     mode = step_checks.mode_of(trace, options.policy, before_retrieve)
+    if mode not in LiveRun._kinds:
+        # a mode's class imports this module, so this one loads it by name when first
+        # needed, as the front door loads its names
+        importlib.import_module(_KIND_MODULES[mode])
     kind = LiveRun._kinds[mode]
     if made_as not in (None, LiveRun, kind):
         raise InputError(f"a {made_as.__name__} runs {made_as.mode} traces, and this trace is "

@@ -15,8 +15,8 @@ import numpy as np
 
 from simulator.engine import fast as engine_fast
 from simulator.engine import policy_faults, step_checks
-from simulator.engine.cache_slots import (ADMISSIONS, EVICTIONS, HIT_SIZE, HITS,
-                                          MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE)
+from simulator.engine.counts import (ADMISSIONS, EVICTIONS, HIT_SIZE, HITS, MAX_OCCUPANCY,
+                                     REQUESTED_SIZE, SIZE, TOO_LARGE)
 from simulator.engine.fast import WHOLE
 from simulator.live_run import LiveRun
 from simulator.engine.run_arrays import PAGING_CACHE, paging_arrays

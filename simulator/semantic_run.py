@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 from simulator.engine import step_checks
-from simulator.engine.cache_slots import HIGH_WATER, LOGGED, MAX_OCCUPANCY, SIZE, TOO_LARGE
+from simulator.engine.counts import HIGH_WATER, LOGGED, MAX_OCCUPANCY, SIZE, TOO_LARGE
 from simulator.errors import InputError
 from simulator.engine.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.live_run import LiveRun
