@@ -19,11 +19,13 @@ loop is a few instructions a request, and the tests in it cost FIFO and LRU 7-11
 For each policy, :func:`steps_for` makes copies of these functions whose global hook
 names (``_on_hit``, ``_victim`` …) are bound to that policy's compiled hooks, so numba
 inlines them and no Python runs per step.  Each copy gets its own qualified name, salted
-with a hash of the package sources and of the hooks' names
-(:mod:`simulator.kernel_cache`), so numba's on-disk cache keeps one entry per policy and
-never reloads code compiled against an older hook: a second process loads them instead of
-compiling.  A policy whose hooks live outside the package (one a user registers from a
-script or a notebook) is compiled in every process and never cached.
+with a hash of the engine's files, of the hooks' names and of the files and constants the
+hooks reach (:mod:`simulator.kernel_cache`), so numba's on-disk cache keeps one entry per
+policy and never reloads code compiled against an older hook: a second process loads them
+instead of compiling, and editing one policy recompiles only its own loops.  Two processes
+wanting one loop at once take turns on a lock file: one compiles, the other loads.  A
+policy whose hooks have no file behind them (defined in a notebook cell, or by ``exec``)
+is compiled in every process and never cached.
 
 A policy that gives its own ``paging_loop`` (ARC) has whole paging traces run by that
 loop instead, through :func:`own_paging_loop` (cached the same way).
@@ -331,7 +333,9 @@ def _compile(policy, sized: bool = False) -> dict:
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")
             fn.__qualname__ = fn.__name__
             # the only disk-cached functions that call into other files: the salt covers them
-            env[body.__name__] = njit(fn, cache=cached and body not in _INNER)
+            disk = cached and body not in _INNER
+            loop = njit(fn, cache=disk)
+            env[body.__name__] = kernel_cache.locked(loop) if disk else loop
         _KERNELS[key] = env
     return _KERNELS[key]
 

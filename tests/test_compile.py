@@ -3,6 +3,8 @@ on a terminal names what it is about to compile (simulator.compile_marks)."""
 
 import json
 import os
+import pathlib
+import shutil
 import subprocess
 import sys
 
@@ -10,23 +12,96 @@ import pytest
 
 from simulator.cli import main
 
+_CHECKOUT = pathlib.Path(__file__).resolve().parents[1]
 
-def _compile(argv, cache):
+
+def _compile(argv, cache, package=None):
+    """``semcache compile argv --json`` in a new process with numba's cache in ``cache``;
+    ``package``: a folder holding a copy of ``simulator`` to run instead of this one."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    if package is not None:  # the copy first, the rest of the checkout after it
+        env["PYTHONPATH"] = os.pathsep.join([str(package), str(_CHECKOUT)])
     proc = subprocess.run([sys.executable, "-m", "simulator.cli", "compile", *argv, "--json"],
-                          capture_output=True, text=True, env=env, timeout=900)
+                          capture_output=True, text=True, env=env, timeout=900,
+                          cwd=cache if package is not None else None)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout), proc.stderr
 
 
-def test_compiled_loops_load_from_disk_in_the_next_process(tmp_path):
+def test_compiled_loops_load_from_disk_until_their_own_policy_changes(tmp_path):
+    """A loop is named after the files compiled into it: an edit to fifo.py recompiles
+    fifo's loop and lru's still loads from disk (in a copy of the package)."""
+    import simulator
+
+    package = tmp_path / "package"
+    shutil.copytree(pathlib.Path(simulator.__file__).parent, package / "simulator",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    cache.mkdir()
     first, said = _compile(["--policy", "fifo,lru", "--mode", "paging", "--jobs", "2"],
-                           tmp_path)
+                           cache, package)
     assert "compiling 2 loops (fifo, lru) on 2 processes" in said
     assert [(r["policy"], r["mode"], r["from_cache"]) for r in first["compiled"]] == \
         [("fifo", "paging", False), ("lru", "paging", False)]
-    again, _ = _compile(["--policy", "fifo", "--mode", "paging", "--jobs", "1"], tmp_path)
-    assert [(r["policy"], r["from_cache"]) for r in again["compiled"]] == [("fifo", True)]
+    with open(package / "simulator" / "policies" / "fifo.py", "a") as f:
+        f.write("# an edit that changes no code still changes the file\n")
+    again, _ = _compile(["--policy", "fifo,lru", "--mode", "paging", "--jobs", "1"],
+                        cache, package)
+    assert [(r["policy"], r["from_cache"]) for r in again["compiled"]] == \
+        [("fifo", False), ("lru", True)]
+
+
+def test_two_processes_wanting_one_loop_compile_it_once(tmp_path):
+    """The per-loop lock: the process that waited loads what the other compiled."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    argv = [sys.executable, "-m", "simulator.cli", "compile", "--policy", "sieve", "--mode",
+            "paging", "--jobs", "1", "--json"]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=env) for _ in range(2)]
+    outs = [p.communicate(timeout=900) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
+    loaded = sorted(json.loads(out)["compiled"][0]["from_cache"] for out, _ in outs)
+    assert loaded == [False, True]
+    assert list((tmp_path / "semcache-locks").glob("_paging_whole_sieve_*.lock"))
+
+
+def _reach(name):
+    from simulator import kernel_cache, policies
+    from simulator.engine_fast import hooks_of
+
+    pol = policies.get(name)
+    files, values = kernel_cache.reached([getattr(pol, h) for h in hooks_of(pol)])
+    return {str(f.relative_to(_CHECKOUT)) for f in files}, values
+
+
+def test_a_loop_is_named_after_the_files_its_hooks_reach_and_the_engine():
+    from simulator import kernel_cache, policies
+    from simulator.engine_fast import hooks_of
+
+    assert _reach("fifo")[0] == {"simulator/policies/base.py", "simulator/policies/fifo.py"}
+    # ARC's own paging loop and the linked rows its hooks call are part of its loops
+    assert _reach("arc")[0] == {"simulator/policies/base.py", "simulator/policies/arc.py",
+                                "simulator/policies/parts/arc_paging_loop.py",
+                                "simulator/policies/parts/linked_rows.py"}
+    names = {n: kernel_cache.suffix(policies.get(n), hooks_of(policies.get(n)))
+             for n in ("fifo", "lru")}
+    fifo, lru = (names[n].split("_") for n in ("fifo", "lru"))
+    assert fifo[2] == lru[2] == kernel_cache.ENGINE_HASH  # the engine is shared ...
+    assert fifo[3] != lru[3]  # ... the files the hooks reach are their own
+
+
+def test_an_imported_constant_is_part_of_the_name(monkeypatch):
+    """numba freezes a global's value into the code: a constant imported from another
+    module (tinylfu reads ``ARRIVING`` from cache_slots) names the loop by its value."""
+    from simulator import kernel_cache, policies
+    from simulator.engine_fast import hooks_of
+    from simulator.policies import tinylfu
+
+    pol = policies.get("tinylfu")
+    assert "simulator.policies.tinylfu._admit:ARRIVING" in _reach("tinylfu")[1]
+    before = kernel_cache.suffix(pol, hooks_of(pol))
+    monkeypatch.setattr(tinylfu, "ARRIVING", tinylfu.ARRIVING + 1)
+    assert kernel_cache.suffix(pol, hooks_of(pol)) != before
 
 
 @pytest.mark.parametrize("argv, said", [
@@ -90,3 +165,35 @@ def test_the_install_compiles_what_make_demo_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr
     runs = json.loads(proc.stdout)["runs"]
     assert [(r["policy"], r["compiled_from_cache"]) for r in runs] == [(demo[1], True)]
+
+
+def test_your_files_are_followed_and_an_edit_since_loading_is_never_cached(tmp_path,
+                                                                           monkeypatch):
+    """A hook in your file calling a helper of another file as a module's attribute: both
+    files and the helper's constant name the loop.  Edited after it was loaded, the
+    hook's file no longer holds its code, so it is compiled, never cached."""
+    import dataclasses
+    import importlib
+
+    from simulator import kernel_cache
+    from simulator.engine_fast import hooks_of
+    from simulator.policies import fifo
+
+    (tmp_path / "kc_probe_helpers.py").write_text(
+        "from simulator.config import njit\n\nLIMIT = 3\n\n\n"
+        "@njit\ndef gate(t):\n    return t % LIMIT == 0\n")
+    hooks = tmp_path / "kc_probe_hooks.py"
+    hooks.write_text("import kc_probe_helpers as helpers\nfrom simulator.config import njit\n"
+                     "\n\n@njit\ndef admit(state, t, key, x, cache):\n"
+                     "    return helpers.gate(t)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("kc_probe_helpers", "kc_probe_hooks"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    pol = dataclasses.replace(fifo.POLICY, name="probe",
+                              admit=importlib.import_module("kc_probe_hooks").admit)
+    files, values = kernel_cache.reached([getattr(pol, h) for h in hooks_of(pol)])
+    assert {f.name for f in files} >= {"kc_probe_hooks.py", "kc_probe_helpers.py"}
+    assert values["kc_probe_helpers.gate:LIMIT"] == "int:3"
+    assert kernel_cache.disk_cached(pol, hooks_of(pol))
+    hooks.write_text(hooks.read_text().replace("helpers.gate(t)", "not helpers.gate(t)"))
+    assert not kernel_cache.disk_cached(pol, hooks_of(pol))
