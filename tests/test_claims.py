@@ -136,11 +136,12 @@ def test_an_asymptotic_bound_holds_only_by_a_closed_form():
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory):
-    # the quick claims of the session's quick report (quick_runs); a claim that reads data
-    # is checked again as in a fresh clone: no LoCoMo (not even the suite's small fixture,
-    # which the report reads), so it says what would decide it; the data pass checks it
-    # with the data.  The other claims read no data, so the report's results are theirs.
-    results = quick_runs.quick_report(tmp_path_factory)["claims"]
+    # made once per session (quick_runs), and read by the quick report too.  A claim that
+    # reads data is checked again as in a fresh clone: no LoCoMo (not even the suite's
+    # small fixture, which the session's run reads), so it says what would decide it; the
+    # data pass checks it with the data.  The other claims read no data: the session's
+    # results are theirs.
+    results = quick_runs.quick_claims(tmp_path_factory)
     reads = [r.id for r in results if REGISTRY[r.id].data]
     out = tmp_path_factory.mktemp("claims")
     with pytest.MonkeyPatch.context() as env:

@@ -96,8 +96,8 @@ needs_locomo = pytest.mark.skipif(not REGISTRY["locomo"].available(),
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    # the locomo table of the session's quick report (quick_runs): the same call
-    return quick_runs.quick_report(tmp_path_factory)["tables"]["locomo"][0]
+    # made once per session (quick_runs), and read by the quick report too
+    return quick_runs.quick_tables(tmp_path_factory)["locomo"][0]
 
 
 def _finite(v) -> bool:

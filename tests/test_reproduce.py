@@ -15,8 +15,8 @@ HERE = [name for name, exp in REGISTRY.items() if exp.available()]
 
 @pytest.fixture(scope="module")
 def quick_docs(tmp_path_factory):
-    # the quick tables of the session's quick report (quick_runs): the same calls
-    tables = quick_runs.quick_report(tmp_path_factory)["tables"]
+    # made once per session (quick_runs), and read by the quick report too
+    tables = quick_runs.quick_tables(tmp_path_factory)
     return {name: tables[name] for name in HERE}
 
 
