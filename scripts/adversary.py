@@ -9,7 +9,7 @@ run the policy on it, compute OPT (exact, or bounds; Belady in paging mode) and 
 T, the policy's cost, OPT, the ratio and the theory's value.  ``=`` marks an exact value,
 ``≥``/``≤`` a bound, ``→`` a limit.  ``--out`` saves the longest horizon's trace (atomic
 write), which ``semcache run --trace`` replays.  The logic is in
-:mod:`theory.adversary_ratio` and :mod:`workloads.adversarial`; this file only prints.
+:mod:`theory.adversary_ratio` and :mod:`workloads.adversaries.workload`; this file only prints.
 """
 
 from __future__ import annotations

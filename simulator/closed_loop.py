@@ -12,7 +12,7 @@ quality_t (``quality=hit``) is the responder's verdict.  Queries and item vector
 known in advance; only the evidence is written during the run.
 
 With ``engine="simpy"`` the same responder runs inside the SimPy engine's query events
-(:mod:`simulator.engine_simpy`), so latency, delayed or lost feedback and sessions apply.
+(:mod:`simulator.engine.simpy`), so latency, delayed or lost feedback and sessions apply.
 
 The finished trace is run again with :func:`simulator.runner.run` (same policy,
 parameters, options, engine and seed): every per-step array must equal the loop's, or
@@ -25,12 +25,13 @@ import dataclasses
 
 import numpy as np
 
-from simulator import engine_simpy, policies, runner
+from simulator import policies, runner
+from simulator.engine import simpy as engine_simpy
 from simulator.errors import InputError
-from simulator.kernels import normalize_rows
+from simulator.engine.kernels import normalize_rows
 from simulator.live_run import LiveRun
 from simulator.run_options import RunOptions
-from simulator.run_arrays import OUTPUTS
+from simulator.engine.run_arrays import OUTPUTS
 from simulator.trace import Trace, TraceBuffer
 
 

@@ -8,7 +8,7 @@ Disk caching.  numba checks a cached function only against its own source file, 
 against the functions it calls in other files, so a hook cached on its own could keep
 running an old ``kernels.dot``.  Hence ``njit`` does not cache by default; only the
 engine's loops are cached (``cache=True``), under names salted with a hash of every source
-they contain (see :mod:`simulator.kernel_cache`), plus self-contained kernels that call
+they contain (see :mod:`simulator.engine.kernel_cache`), plus self-contained kernels that call
 nothing outside their own file.  ``NUMBA_CACHE_DIR`` moves the cache.
 """
 

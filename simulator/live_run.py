@@ -6,7 +6,7 @@ call per step and phase from its events), the closed loop (step t's evidence wri
 before it retrieves, ``before_retrieve``) and the adversaries (step t's rows written just
 before it runs).  A :class:`LiveRun` owns the cache (slots, vectors, admission steps), the
 policy's state and the per-step outputs; the compiled side sees them as one named bundle
-(:attr:`LiveRun.arrays`, :mod:`simulator.run_arrays`).
+(:attr:`LiveRun.arrays`, :mod:`simulator.engine.run_arrays`).
 
 Examples
 --------
@@ -27,15 +27,19 @@ import time
 import numba
 import numpy as np
 
-from simulator import engine_fast, hook_types, memory_estimate, policy_faults, step_checks
-from simulator.cache_slots import (ADMISSIONS, EVICTIONS, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
+from simulator.engine import fast as engine_fast
+from simulator.engine import hook_types
+from simulator.engine import memory_estimate
+from simulator.engine import policy_faults
+from simulator.engine import step_checks
+from simulator.engine.cache_slots import (ADMISSIONS, EVICTIONS, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
                                    MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE, new_counts)
-from simulator.engine_fast import RETRIEVE, WHOLE
+from simulator.engine.fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
 from simulator.run_options import NO_BUDGET, RunOptions, given_or_built
-from simulator.kernels import BLOCK, QUALITY_CODES, retrieve
+from simulator.engine.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.policies.base import Context
-from simulator.run_arrays import (OUTPUTS, PAGING_CACHE, TRACE_FIELDS, paging_arrays,
+from simulator.engine.run_arrays import (OUTPUTS, PAGING_CACHE, TRACE_FIELDS, paging_arrays,
                                    semantic_arrays)
 
 
@@ -94,13 +98,13 @@ class LiveRun:
 
     Notes
     -----
-    Every index is checked before compiled code sees it (:mod:`simulator.step_checks`,
+    Every index is checked before compiled code sees it (:mod:`simulator.engine.step_checks`,
     docs/engines.md "Stepping a run yourself"): :meth:`step` takes integers ``0 <= t0 <=
     t1 <= steps`` and phases in the order the engines keep: RETRIEVE each step once, in
     order; ARRIVE each step once, in order, after its RETRIEVE; FEEDBACK at most once a
     step, in increasing order, after its RETRIEVE (it may skip steps and come late).  A
     buffer's row t must be written before step t runs.  A policy's fault is one
-    InputError naming the policy and the hook (:mod:`simulator.policy_faults`); the run
+    InputError naming the policy and the hook (:mod:`simulator.engine.policy_faults`); the run
     then takes no further step.
     """
 
@@ -204,7 +208,7 @@ class LiveRun:
 
     def _reported(self):
         """Compiled code of the policy runs in here: what it does wrong is one line, and
-        the run stops (:mod:`simulator.policy_faults`)."""
+        the run stops (:mod:`simulator.engine.policy_faults`)."""
         return policy_faults.reported(self.policy, self.slots, self._order.stop)
 
     def step(self, t0: int, t1: int | None = None, phases: int = WHOLE) -> None:

@@ -5,7 +5,7 @@ float no longer holds every integer (``1e16`` would silently become another numb
 products the kernels form with it (a count times a ratio of at most 1000, a step index
 plus a count) stay within int64.  Floats must be finite.  Each policy and workload checks
 its own narrower ranges; what is legal but too large for this machine's memory is
-:mod:`simulator.memory_estimate`'s to refuse.
+:mod:`simulator.engine.memory_estimate`'s to refuse.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ A bad option raises :class:`~simulator.errors.InputError` naming the parameter; 
 command line shows the flag instead.  Counts (K, k) are integers in [1, 2**53]
 (:data:`simulator.params.MAX_INT`), so every product the kernels form with them fits
 int64; so is the budget, so a policy's share of it times a ratio of at most 1000 fits as
-well, and the sizes it is compared with are bounded by :mod:`simulator.size_limits`.
+well, and the sizes it is compared with are bounded by :mod:`simulator.engine.size_limits`.
 Within range a request too large for this machine's memory is refused by
-:mod:`simulator.memory_estimate`.
+:mod:`simulator.engine.memory_estimate`.
 """
 
 from __future__ import annotations
@@ -33,15 +33,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from simulator import memory_estimate, policies
+from simulator import policies
+from simulator.engine import memory_estimate
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES
+from simulator.engine.kernels import QUALITY_CODES
 from simulator.params import MAX_INT
 from simulator.policies.base import Policy
 from simulator.rng import check_seed
 
 # the budget of a run without one: never reached, since the total cached is at most a
-# trace's total size (2**61) and an arrival at most 2**53 (simulator.size_limits)
+# trace's total size (2**61) and an arrival at most 2**53 (simulator.engine.size_limits)
 NO_BUDGET = 1 << 62
 MAX_BUDGET = MAX_INT
 _DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit takes '²' (and int() refuses it)
@@ -111,7 +112,7 @@ def check_switch_cost(switch_cost) -> float:
 
 
 def check_quality(quality) -> str:
-    """The quality measure, one of :data:`simulator.kernels.QUALITY_CODES`."""
+    """The quality measure, one of :data:`simulator.engine.kernels.QUALITY_CODES`."""
     if not isinstance(quality, str) or quality not in QUALITY_CODES:
         raise InputError(f"quality must be one of {', '.join(QUALITY_CODES)}, got {quality!r}",
                          "quality")

@@ -22,14 +22,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from simulator import engine_simpy
+from simulator.engine import simpy as engine_simpy
 from simulator.errors import InputError
 from simulator.live_run import LiveRun, modification_counts
 from simulator.run_options import RunOptions, given_or_built
 from simulator.trace import PagingTrace, Trace
 
 # "fast": one compiled loop, immediate feedback; "simpy": discrete events, feedback may be
-# late or lost, several sessions may share the cache (simulator.engine_simpy).
+# late or lost, several sessions may share the cache (simulator.engine.simpy).
 ENGINES = ("fast", "simpy")
 # The largest cost a run may be able to reach: every total, and the offline optimum's
 # bounds and flow sums (a few times the cost), then stay finite float64 numbers.
@@ -219,7 +219,7 @@ def run(trace, policy=None, capacity: int | None = None, top_k: int = 3,
     engine : {"fast", "simpy"}
         The engine to use.
     engine_options : dict, optional
-        SimPy engine options (:data:`simulator.engine_simpy.OPTIONS`): ``latency``,
+        SimPy engine options (:data:`simulator.engine.simpy.OPTIONS`): ``latency``,
         ``feedback_delay`` (both ≥ 0, in trace steps), ``feedback_loss`` (a probability)
         and ``sessions`` (≥ 1).  The fast engine accepts only their defaults.
     budget : int or str, optional

@@ -1,7 +1,7 @@
 """Paging runs over a libCacheSim trace file read as a stream, however long the file.
 
 The file is read twice, one chunk at a time.  The first reading collects the distinct
-object ids (:class:`~simulator.object_table.ObjectTable`), the number of requests and
+object ids (:class:`~simulator.files.object_table.ObjectTable`), the number of requests and
 whether any size is not 1; the second turns each chunk's ids into dense keys and feeds
 the chunk to every policy's :class:`~simulator.live_run.LiveRun`, whose cache and state
 carry over from chunk to chunk.  Keys are the ranks of the ids, as when the trace is
@@ -36,7 +36,7 @@ import numpy as np
 from simulator import policies
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
-from simulator.object_table import ObjectTable
+from simulator.files.object_table import ObjectTable
 from simulator.run_options import RunOptions
 from simulator.runner import paging_record
 from simulator.trace import PagingBuffer

@@ -30,8 +30,8 @@ import dataclasses
 import numpy as np
 
 from simulator.errors import InputError
-from simulator.kernels import normalize_rows
-from simulator.size_limits import total_size
+from simulator.engine.kernels import normalize_rows
+from simulator.engine.size_limits import total_size
 
 _DTYPES = {
     "queries": np.float32, "items": np.float32, "query_topics": np.int64,
@@ -95,7 +95,7 @@ class Trace(_SemanticArrays):
 
     def __post_init__(self):
         # however a trace is made (validate, dataclasses.replace), its sizes keep every
-        # tally of a run within int64 (simulator.size_limits)
+        # tally of a run within int64 (simulator.engine.size_limits)
         total_size(self.item_sizes, "trace array 'item_sizes'")
 
     @classmethod
@@ -275,7 +275,7 @@ def _first_bad(mask):
 
 def _sizes(a: dict, name: str, T: int) -> np.ndarray:
     """Array ``name`` of sizes, checked (int64 in 1 .. 2**53, one per step, adding up to at
-    most 2**61: :mod:`simulator.size_limits`), or all 1 when absent."""
+    most 2**61: :mod:`simulator.engine.size_limits`), or all 1 when absent."""
     if name not in a:
         return np.ones(T, np.int64)
     sizes = a[name]

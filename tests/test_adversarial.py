@@ -1,4 +1,4 @@
-"""Adaptive adversaries (workloads.adversarial): they adapt, they are certified, and the
+"""Adaptive adversaries (workloads.adversaries.workload): they adapt, they are certified, and the
 measured ratios meet the theorems they instantiate."""
 
 import importlib.util
@@ -16,7 +16,8 @@ from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
 from simulator.trace_formats import load, save
 from theory.adversary_ratio import measure
-from workloads import adversarial, adversaries
+from workloads import adversaries
+from workloads.adversaries import workload as adversarial
 
 SEMANTIC_TARGETS = adversarial.targets("missing_topic")
 ROOT = pathlib.Path(__file__).resolve().parents[1]

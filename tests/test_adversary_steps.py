@@ -1,5 +1,5 @@
 """An adversary's steps are checked where its chooser hands them over
-(:func:`workloads.adversary.build`): a vector that is not unit, of another length, not
+(:func:`workloads.adversaries.builder.build`): a vector that is not unit, of another length, not
 finite or no vector; a topic that is no integer >= -1; a weight outside [0, 1]; a page out
 of range.  Each is one InputError naming the adversary, the step and the value, at the
 step it happens (the target has not run it), also through the ``adversarial`` workload.
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from simulator.errors import InputError
-from workloads import adversarial, adversaries
-from workloads.adversary import UNIT_TOLERANCE, Adversary, Step, build
+from workloads import adversaries
+from workloads.adversaries import workload as adversarial
+from workloads.adversaries.builder import UNIT_TOLERANCE, Adversary, Step, build
 
 D = 4
 EYE = np.eye(D, dtype=np.float32)

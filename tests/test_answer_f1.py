@@ -1,10 +1,11 @@
-"""LoCoMo's answer F1 (``workloads.answer_f1``) on pinned examples worked out by hand from
+"""LoCoMo's answer F1 (``workloads.data.answer_f1``) on pinned examples worked out by hand from
 the rules of LoCoMo's ``task_eval/evaluation.py``: commas, then case, punctuation and the
 words a/an/the/and removed, Porter stems, multiset overlap, and the per-category rules."""
 
 import pytest
 
-from workloads.answer_f1 import best_turn_f1, f1_score, normalize_answer, question_f1, tokens
+from workloads.data.answer_f1 import (best_turn_f1, f1_score, normalize_answer, question_f1,
+                                     tokens)
 
 
 @pytest.fixture(autouse=True, scope="module")

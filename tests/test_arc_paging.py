@@ -13,10 +13,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from helpers.pinned_paging import PINNED_PAGING
-from simulator import engine_fast, policies
+from simulator import policies
+from simulator.engine import fast as engine_fast
 from simulator.config import njit
 from simulator.policies.parts import arc_paging_loop
-from simulator.policy_checks import check_policy, paging_loop_result
+from simulator.testing.contract import check_policy, paging_loop_result
 from simulator.runner import run
 from simulator.testing import traces
 from simulator.trace import PagingTrace

@@ -2,7 +2,7 @@
 both engines alike, and byte-budgeted runs on the real CloudPhysics trace equal to
 libCacheSim 0.3.5's for the policies whose byte rule is settled.
 
-The contract (simulator.policy_checks.budget) holds every registered policy to the budget
+The contract (simulator.testing.contract.budget) holds every registered policy to the budget
 and to "a unit-size budget of K is a capacity of K"; this file compares exact decisions.
 """
 
@@ -15,8 +15,8 @@ from simulator.cli import main
 from simulator.errors import InputError
 from simulator.run_options import budget_value
 from simulator import policies
-from simulator.policy_checks import sized_requests, sized_trace
-from simulator.policy_checks.traces import K, results_equal, semantic_traces, zipf_requests
+from simulator.testing.contract import sized_requests, sized_trace
+from simulator.testing.contract.traces import K, results_equal, semantic_traces, zipf_requests
 from simulator.runner import run
 
 # Policies whose reference twin and engine hooks agree when one arrival evicts several

@@ -31,7 +31,7 @@ from helpers.naive import POLICIES, naive_paging_run, naive_run
 from simulator.live_run import LiveRun
 from simulator.policies import tinylfu, twoq
 from simulator.policies.parts import count_min
-from simulator.policy_checks.traces import (semantic_traces, sized_requests, sized_trace,
+from simulator.testing.contract.traces import (semantic_traces, sized_requests, sized_trace,
                                             zipf_requests)
 from simulator.runner import run
 from simulator.trace import PagingTrace

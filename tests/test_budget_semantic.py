@@ -23,7 +23,7 @@ from helpers.naive import POLICIES, naive_paging_run, naive_run
 from simulator.errors import InputError
 from simulator.instance import Instance
 from simulator.live_run import LiveRun
-from simulator.policy_checks.traces import semantic_traces, sized_requests, sized_trace
+from simulator.testing.contract.traces import semantic_traces, sized_requests, sized_trace
 from simulator.runner import run
 from simulator.testing import instances
 from simulator.trace import PagingTrace, Trace

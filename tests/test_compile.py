@@ -1,5 +1,5 @@
 """``semcache compile`` fills numba's disk cache ahead of a first run, and ``semcache run``
-on a terminal names what it is about to compile (simulator.compile_marks)."""
+on a terminal names what it is about to compile (simulator.engine.compile_marks)."""
 
 import json
 import os
@@ -66,8 +66,9 @@ def test_two_processes_wanting_one_loop_compile_it_once(tmp_path):
 
 
 def _reach(name):
-    from simulator import kernel_cache, policies
-    from simulator.engine_fast import hooks_of
+    from simulator import policies
+    from simulator.engine import kernel_cache
+    from simulator.engine.fast import hooks_of
 
     pol = policies.get(name)
     files, values = kernel_cache.reached([getattr(pol, h) for h in hooks_of(pol)])
@@ -75,8 +76,9 @@ def _reach(name):
 
 
 def test_a_loop_is_named_after_the_files_its_hooks_reach_and_the_engine():
-    from simulator import kernel_cache, policies
-    from simulator.engine_fast import hooks_of
+    from simulator import policies
+    from simulator.engine import kernel_cache
+    from simulator.engine.fast import hooks_of
 
     assert _reach("fifo")[0] == {"simulator/policies/base.py", "simulator/policies/fifo.py"}
     # ARC's own paging loop and the linked rows its hooks call are part of its loops
@@ -93,8 +95,9 @@ def test_a_loop_is_named_after_the_files_its_hooks_reach_and_the_engine():
 def test_an_imported_constant_is_part_of_the_name(monkeypatch):
     """numba freezes a global's value into the code: a constant imported from another
     module (tinylfu reads ``ARRIVING`` from cache_slots) names the loop by its value."""
-    from simulator import kernel_cache, policies
-    from simulator.engine_fast import hooks_of
+    from simulator import policies
+    from simulator.engine import kernel_cache
+    from simulator.engine.fast import hooks_of
     from simulator.policies import tinylfu
 
     pol = policies.get("tinylfu")
@@ -175,8 +178,8 @@ def test_your_files_are_followed_and_an_edit_since_loading_is_never_cached(tmp_p
     import dataclasses
     import importlib
 
-    from simulator import kernel_cache
-    from simulator.engine_fast import hooks_of
+    from simulator.engine import kernel_cache
+    from simulator.engine.fast import hooks_of
     from simulator.policies import fifo
 
     (tmp_path / "kc_probe_helpers.py").write_text(

@@ -1,7 +1,7 @@
 """A policy a user writes outside the package: registered, run, edited and run again.
 
 The engine's compiled loops are cached on disk under names that the package sources
-salt (:mod:`simulator.kernel_cache`).  A user's hooks are salted by the bytes of their own
+salt (:mod:`simulator.engine.kernel_cache`).  A user's hooks are salted by the bytes of their own
 files, so an edited hook runs its new code in the next process; hooks with no file behind
 them are never cached; and a policy registered again under its name gets new loops.
 """
@@ -16,7 +16,9 @@ import numpy as np
 import pytest
 
 import simulator
-from simulator import engine_fast, kernel_cache, policies
+from simulator import policies
+from simulator.engine import fast as engine_fast
+from simulator.engine import kernel_cache
 from simulator.config import njit
 from simulator.policies import fifo
 from simulator.runner import run
@@ -149,7 +151,7 @@ def test_an_edited_helper_reached_as_a_module_attribute_runs_its_new_code(tmp_pa
 def test_a_sweep_on_workers_refuses_a_policy_no_plugin_defines(registry, tmp_path):
     from simulator.errors import InputError
     from simulator.experiments.sweep import Grid, sweep
-    from simulator.experiments.sweep_store import load_rows
+    from simulator.experiments.sweep.store import load_rows
 
     registry["user_gate"] = _gated(_every_other)
     grid = Grid("zipf_paging", params={"steps": [200], "objects": [20]}, seeds=[0],

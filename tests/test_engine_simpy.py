@@ -22,7 +22,8 @@ import numpy as np
 import pytest
 
 import workloads
-from simulator import engine_simpy, policies
+from simulator import policies
+from simulator.engine import simpy as engine_simpy
 from simulator.cli import main
 from simulator.config import njit
 from simulator.errors import InputError
@@ -400,7 +401,8 @@ def test_cli_engine_flags_reach_the_run(capsys):
 
 CACHE_SCRIPT = """
 import numpy as np
-from simulator import engine_fast, policies
+from simulator import policies
+from simulator.engine import fast as engine_fast
 from simulator.runner import run
 from simulator.trace import Trace
 rng = np.random.default_rng(0)

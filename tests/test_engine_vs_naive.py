@@ -325,7 +325,7 @@ def test_hooks_recompile_when_a_kernel_they_call_changes(tmp_path):
         return int(out.stdout.split()[-1])
 
     assert victim() == 1
-    with open(root / "simulator" / "kernels.py", "a") as f:
+    with open(root / "simulator" / "engine" / "kernels.py", "a") as f:
         f.write("\n\n@njit\ndef similarities(q, vec_t, n, out):\n"
                 "    out[:n] = np.float32(0.5)\n")
     assert victim() == 0

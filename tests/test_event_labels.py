@@ -23,7 +23,7 @@ from simulator.cli import main
 from simulator.errors import InputError
 from simulator.trace import Trace
 from simulator.trace_formats import load, save
-from workloads import events
+from workloads.data import events
 
 E = [[1, 0], [0, 1], [1, 1]]
 LABELLED = [  # topic labels, an integer among them, a re-arrival keeping its item's topic

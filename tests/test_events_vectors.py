@@ -24,7 +24,7 @@ from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
 from simulator.trace_formats import load as load_npz
-from workloads import events
+from workloads.data import events
 
 
 def test_each_field_maps_to_its_trace_array(tmp_path):

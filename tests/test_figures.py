@@ -12,7 +12,9 @@ import pathlib
 
 import pytest
 
-from simulator.experiments import figure_draw, figure_style, figure_tables
+from simulator.experiments.figures import draw as figure_draw
+from simulator.experiments.figures import style as figure_style
+from simulator.experiments.figures import tables as figure_tables
 from simulator.experiments.reproduce import REGISTRY
 
 REPORT = pathlib.Path(__file__).resolve().parents[1] / "docs" / "report"

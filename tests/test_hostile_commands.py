@@ -162,7 +162,7 @@ def test_an_unreachable_scheduler_leaves_no_store(tmp_path, address):
 
 def _store(work: pathlib.Path, code: str | None = None, rows: int = 1) -> None:
     """A store of another grid (``rows`` lru rows), of this code or of ``code``."""
-    from simulator.experiments import sweep_store
+    from simulator.experiments.sweep import store as sweep_store
     from simulator.experiments.code_id import code_id
 
     row = {"task_id": "another-grid", "workload": "clusters", "policy": "lru",
@@ -282,7 +282,7 @@ def test_an_unscored_trace_has_null_rates(tmp_path):
 
 
 def test_a_store_keeps_null_rates(tmp_path):
-    from simulator.experiments import sweep_store
+    from simulator.experiments.sweep import store as sweep_store
 
     row = {"task_id": "t", "policy": "fifo", "hit_rate": None, "mean_precision": None}
     sweep_store.write_part(str(tmp_path / "st"), "a", [row])

@@ -96,7 +96,7 @@ def _locomo_text(place, value, digits, depth) -> str:
 @example(place="category", value=BIG, digits=5000, depth=0)
 @example(place="whole", value="__deep__", digits=0, depth=10**5)
 def test_a_hostile_locomo_file_is_read_or_refused(place, value, digits, depth):
-    from workloads import locomo_data
+    from workloads.data import locomo_data
 
     folder = tempfile.mkdtemp(prefix="hostile-locomo-")
     try:

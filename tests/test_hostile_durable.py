@@ -33,7 +33,7 @@ def _cli(argv, cwd, **kwargs) -> subprocess.Popen:
 def test_two_sweeps_started_together_store_each_run_once(tmp_path):
     """Two overlapping grids on one store: once the loser resumes, every run of both
     grids is stored exactly once (the unlocked store held a third of its rows twice)."""
-    from simulator.experiments.sweep_store import load_rows
+    from simulator.experiments.sweep.store import load_rows
 
     grids = [["--capacity", "2,3,4"], ["--capacity", "3,4,5"]]
     procs = [_cli(SWEEP + grid, tmp_path) for grid in grids]

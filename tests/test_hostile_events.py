@@ -26,7 +26,7 @@ from helpers.event_files import ROWS, write_events
 from helpers.hostile_contract import assert_rejected
 from helpers.hostile_files import outcome, workdir
 from helpers.hostile_requests import JSON
-from workloads.event_fields import FIELDS
+from workloads.data.event_fields import FIELDS
 
 BIG, DEEP, GONE = "__big__", "__deep__", "__gone__"  # stand-ins, replaced when written
 KINDS = st.sampled_from([".jsonl", ".csv", ".parquet"])
@@ -110,7 +110,7 @@ def test_a_damaged_file_is_imported_or_one_line(suffix, cut, flip, byte):
 
 
 def test_a_line_past_the_limit_is_refused_before_it_is_read():
-    from workloads import event_files
+    from workloads.data import event_files
 
     folder = workdir()
     try:
@@ -141,7 +141,7 @@ def test_an_events_path_that_is_no_regular_file_is_one_line(name, make, words):
 
 
 def test_a_parquet_file_that_claims_more_than_memory_is_refused():
-    from simulator import memory_estimate
+    from simulator.engine import memory_estimate
 
     folder = workdir()
     try:

@@ -23,13 +23,15 @@ import numpy as np
 import pytest
 
 import simulator
-from simulator import hook_source, hook_types, policies
+from simulator import policies
+from simulator.engine import hook_source
+from simulator.engine import hook_types
 from simulator.config import njit
-from simulator.engine_fast import ARRIVE, FEEDBACK, RETRIEVE
+from simulator.engine.fast import ARRIVE, FEEDBACK, RETRIEVE
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
 from simulator.policies.base import Policy, Traits, empty_state
-from simulator.policy_checks import clustered_trace
+from simulator.testing.contract import clustered_trace
 from simulator.run_options import RunOptions
 from simulator.trace import PagingBuffer, PagingTrace, TraceBuffer
 

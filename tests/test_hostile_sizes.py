@@ -1,6 +1,6 @@
 """Hostile sizes and budgets: no tally wraps, and what could make one wrap is refused.
 
-Sizes are bounded (docs/model.md §1.8, :mod:`simulator.size_limits`): each in
+Sizes are bounded (docs/model.md §1.8, :mod:`simulator.engine.size_limits`): each in
 [1, 2⁵³], a trace's total at most 2⁶¹, a budget at most 2⁵³.  The properties here search
 the sizes and budgets within those bounds, near them above all, and check every tally of
 the run against the exact sums computed in Python integers (which cannot wrap): the size
@@ -26,7 +26,7 @@ from helpers.hostile_files import outcome, workdir
 from simulator import policies, runner
 from simulator.errors import InputError
 from simulator.run_options import MAX_BUDGET, budget_value
-from simulator.size_limits import MAX_SIZE, MAX_TOTAL
+from simulator.engine.size_limits import MAX_SIZE, MAX_TOTAL
 from simulator.trace import PagingTrace
 
 PAGING = sorted(p for p, pol in policies.REGISTRY.items() if "paging" in pol.modes)

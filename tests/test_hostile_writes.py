@@ -46,7 +46,7 @@ def _few(n: int):
        resume=st.booleans(), stored=st.booleans())
 @example(capacities="2,3", resume=False, stored=False)  # overlapping grids, one store
 def test_a_sweep_on_a_held_store_is_one_line(capacities, resume, stored):
-    from simulator.experiments import sweep_store
+    from simulator.experiments.sweep import store as sweep_store
 
     folder = workdir()
     try:
@@ -60,7 +60,7 @@ def test_a_sweep_on_a_held_store_is_one_line(capacities, resume, stored):
 
 
 def _rows(store) -> list:
-    from simulator.experiments.sweep_store import load_rows
+    from simulator.experiments.sweep.store import load_rows
 
     return load_rows(str(store))
 
@@ -72,7 +72,7 @@ def _rows(store) -> list:
 def test_resume_drops_rows_stored_twice(parts):
     """A store whose parts hold runs twice (what two unlocked sweeps left) is resumed:
     every run of the grid once, none lost."""
-    from simulator.experiments import sweep_store
+    from simulator.experiments.sweep import store as sweep_store
 
     folder = workdir()
     try:
@@ -281,7 +281,7 @@ WRITERS = {
 @example(name=".semcache-report-q/", old=True, owned=False, writer="run --out")
 @example(name=".semcache-y.tmp", old=True, owned=True, writer="run --out")  # a live writer's
 def test_the_next_write_removes_what_a_killed_writer_left(name, old, owned, writer):
-    from simulator import partial_files
+    from simulator.files import partial_files
 
     folder = workdir()
     (folder / "t.txt").write_bytes(b"1\n2\n1\n")
@@ -309,7 +309,7 @@ def test_the_next_write_removes_what_a_killed_writer_left(name, old, owned, writ
 
 
 def test_a_kept_previous_report_is_never_removed():
-    from simulator import partial_files
+    from simulator.files import partial_files
 
     folder = workdir()
     kept = folder / ".semcache-old-report-abc"

@@ -1,4 +1,4 @@
-"""Seeded sizes of the synthetic workloads (workloads.item_sizes): only the sizes change."""
+"""Seeded sizes of the synthetic workloads (workloads.data.item_sizes): only the sizes change."""
 
 import numpy as np
 import pytest

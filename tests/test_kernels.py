@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from simulator import kernels
+from simulator.engine import kernels
 from simulator.testing.reference_model import Item, f32, quality_of, retrieve, similarity
 
 DIMS = st.sampled_from([1, 2, 3, 4, 8, 16, 33])

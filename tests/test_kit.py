@@ -10,7 +10,7 @@ from simulator.errors import InputError
 from simulator.instance import Instance
 from simulator.trace import PagingTrace, Trace
 from theory import bounds, families
-from theory.shrink import drop_steps, shrink
+from theory.kit.shrink import drop_steps, shrink
 
 CYCLING = dict(topics=lambda K: K + 1, items_per_topic=1, dim=8)
 

@@ -8,10 +8,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import simulator
-from simulator.engine_fast import ARRIVE, FEEDBACK, RETRIEVE
+from simulator.engine.fast import ARRIVE, FEEDBACK, RETRIEVE
 from simulator.live_run import LiveRun
-from simulator.run_arrays import OUTPUTS
-from simulator.policy_checks import clustered_trace, sized_trace, zipf_requests
+from simulator.engine.run_arrays import OUTPUTS
+from simulator.testing.contract import clustered_trace, sized_trace, zipf_requests
 from simulator.trace import PagingBuffer, TraceBuffer
 
 TRACE = clustered_trace(0, T=120)

@@ -22,8 +22,9 @@ import workloads
 from helpers.locomo_fixture import FIXTURE, QUIRKS_1, QUIRKS_2
 from simulator.cli import main
 from simulator.runner import run
-from workloads import locomo, locomo_data
-from workloads.text_embed import TextEmbedder, cache_root, load_model
+from workloads import locomo
+from workloads.data import locomo_data
+from workloads.data.text_embed import TextEmbedder, cache_root, load_model
 
 PROJECT = pathlib.Path(__file__).resolve().parents[1]
 # a test that declares no data reads the fixture (tests/conftest.py)

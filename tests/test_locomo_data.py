@@ -13,8 +13,8 @@ import workloads
 from helpers.locomo_fixture import FIXTURE, QUIRKS_1, QUIRKS_2
 from simulator.cli import main
 from simulator.errors import InputError
-from workloads import locomo_data
-from workloads.text_embed import TextEmbedder, cache_root, load_model
+from workloads.data import locomo_data
+from workloads.data.text_embed import TextEmbedder, cache_root, load_model
 
 LOCOMO = workloads.get("locomo")
 # The fixture's expected content (see tests/data/locomo/*.json).

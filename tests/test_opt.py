@@ -18,9 +18,9 @@ from helpers.opt_cases import POLICIES, close, random_trace, soft_topk_case, tin
 from simulator.errors import InputError
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
-from theory import opt_counts, opt_dp, opt_topics
+from theory.opt import counts as opt_counts, items as opt_dp, topics as opt_topics
 from theory.opt import opt
-from theory.opt_model import build_model, replay, schedule_from_sets
+from theory.opt.model import build_model, replay, schedule_from_sets
 from workloads import get
 
 

@@ -1,4 +1,4 @@
-"""Bounds on OPT (theory.opt_bounds, opt_lp, opt_beam): LB <= OPT <= UB <= every policy.
+"""Bounds on OPT (theory.opt.bounds, opt_lp, opt_beam): LB <= OPT <= UB <= every policy.
 
 The certifier is checked on tiny LPs against vertex enumeration; every relaxation against
 the exhaustive search of :mod:`naive_opt` on tiny traces (soft top-k, precision and
@@ -22,10 +22,10 @@ from helpers.opt_cases import POLICIES, random_trace, soft_topk_case, tiny
 from simulator.cli import main
 from simulator.testing import similarity
 from simulator.trace import Trace
-from theory import opt_beam, opt_bounds, opt_model
+from theory.opt import beam as opt_beam, bounds as opt_bounds, model as opt_model
 from theory.opt import opt
-from theory.opt_lp import LinearProgram, arrival_lp, certify, dual_value, solve, topic_lp
-from theory.opt_model import build_model, replay
+from theory.opt.lp import LinearProgram, arrival_lp, certify, dual_value, solve, topic_lp
+from theory.opt.model import build_model, replay
 from simulator.runner import run
 
 TOL = 1e-9

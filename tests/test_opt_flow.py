@@ -1,4 +1,4 @@
-"""The min-cost-flow OPT (theory.opt_flow) against exhaustive search, the topic DP and HiGHS.
+"""The min-cost-flow OPT (theory.opt.flow) against exhaustive search, the topic DP and HiGHS.
 
 On tiny traces where it applies (hit quality, relevance by topic, k >= K or separated
 clusters) the flow must equal :func:`naive_opt.brute_opt`; elsewhere it is a lower bound.
@@ -16,9 +16,9 @@ from helpers.naive_opt import brute_opt
 from helpers.opt_cases import TOL, close, tiny
 from simulator.runner import run
 from simulator.trace import Trace
-from theory import opt_bounds, opt_flow, opt_topics
+from theory.opt import bounds as opt_bounds, flow as opt_flow, topics as opt_topics
 from theory.opt import opt
-from theory.opt_model import replay, schedule_from_sets
+from theory.opt.model import replay, schedule_from_sets
 from workloads import get
 
 

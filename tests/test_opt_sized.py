@@ -1,4 +1,4 @@
-"""OPT with item sizes and a budget (docs/model.md §1.8, §4; theory.opt_sized).
+"""OPT with item sizes and a budget (docs/model.md §1.8, §4; theory.opt.sized).
 
 Every exact answer is checked against the exhaustive search of :mod:`naive_opt`, which
 knows the budget only as "a cache's sizes total at most B"; every bound must bracket it.
@@ -19,13 +19,13 @@ from helpers.naive_opt import brute_opt, brute_paging_misses
 from helpers.opt_cases import POLICIES, close, random_trace, soft_topk_case, tiny
 from simulator.cli import main
 from simulator.errors import InputError
-from simulator.policy_checks.traces import sized_trace
+from simulator.testing.contract.traces import sized_trace
 from simulator.runner import run
 from simulator.trace import PagingTrace, Trace
-from theory import opt_beam, opt_dp, opt_sized
+from theory.opt import beam as opt_beam, items as opt_dp, sized as opt_sized
 from theory.opt import opt
-from theory.opt_lp import arrival_lp, arrival_pairs, solve
-from theory.opt_model import build_model, replay
+from theory.opt.lp import arrival_lp, arrival_pairs, solve
+from theory.opt.model import build_model, replay
 
 TOL = 1e-9
 

@@ -1,10 +1,10 @@
-"""OPT's upper bound under a time limit (theory.opt_upper, docs/model.md §4): its candidates
+"""OPT's upper bound under a time limit (theory.opt.upper, docs/model.md §4): its candidates
 tried cheapest first (policies already compiled before the beam search, those to compile
 last), what it would compile said on stderr, the limit honoured and what it left out named,
 and the bounds still certified.
 
 The candidate policies are fifo and lru (compiled by many other tests); which of them
-"compile first" is faked through :func:`simulator.compile_marks.to_compile`, and the beam
+"compile first" is faked through :func:`simulator.engine.compile_marks.to_compile`, and the beam
 search gives the empty schedule, so no test compiles a new loop; and no assertion depends
 on how fast this machine is: a tiny limit, or a compile time longer than any limit, stands
 in for a slow instance.
@@ -17,13 +17,14 @@ import json
 import pytest
 
 import workloads
-from simulator import compile_marks
+from simulator.engine import compile_marks
 from simulator.cli import main
 from simulator.cli import opt as cli_opt
-from simulator.policy_checks.traces import sized_trace
-from theory import opt_beam, opt_bounds, opt_clock, opt_fits, opt_upper
+from simulator.testing.contract.traces import sized_trace
+from theory.opt import beam as opt_beam, bounds as opt_bounds, clock as opt_clock
+from theory.opt import methods, upper as opt_upper
 from theory.opt import opt
-from theory.opt_model import replay
+from theory.opt.model import replay
 
 TINY = 1e-9
 SMALL = ["opt", "--workload", "clusters", "--param", "steps=60", "--param", "topics=6",
@@ -162,7 +163,7 @@ def test_the_cli_says_what_it_compiles_on_stderr_only(policies, capsys, monkeypa
 def test_the_plan_says_what_would_compile_unless_an_exact_method_surely_applies(
         policies, trace, K, k, method, said):
     policies("lru")
-    lines = opt_fits.describe_plan(trace, K, k, "hit", method, False)
+    lines = methods.describe_plan(trace, methods.Problem(K, k, 0.0, "hit"), method)
     compiling = [line for line in lines if "compiling" in line]
     assert compiling == ([] if said is None else [
         f"{said} tries its policies to compile last: compiling lru (first run only; "

@@ -9,9 +9,9 @@ import workloads
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.runner import run
-from workloads import item_sizes
+from workloads.data import item_sizes
 from workloads.drift import active_sets
-from workloads.topic_space import round_robin_keys, trace_statistics
+from workloads.data.topic_space import round_robin_keys, trace_statistics
 
 # Small instances so the whole file stays fast.
 SMALL = {

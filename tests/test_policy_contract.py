@@ -1,10 +1,10 @@
-"""The shared policy contract (:mod:`simulator.policy_checks`) over every registry entry."""
+"""The shared policy contract (:mod:`simulator.testing.contract`) over every registry entry."""
 
 import pytest
 
 from simulator import policies
 from simulator.runner import run
-from simulator.policy_checks import (K, check_policy, declared, paging_checks,
+from simulator.testing.contract import (K, check_policy, declared, paging_checks,
                                      semantic_checks, zipf_requests)
 
 

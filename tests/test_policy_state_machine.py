@@ -14,7 +14,7 @@ import pytest
 from hypothesis import settings
 
 from simulator import policies
-from simulator.kernels import normalize_rows
+from simulator.engine.kernels import normalize_rows
 from simulator.testing import HookDriver, hook_machine
 from simulator.testing.hook_driver import DIM, N_KEYS
 from simulator.testing.hook_machine import STEPS

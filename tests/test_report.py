@@ -161,7 +161,8 @@ def test_a_previous_report_or_empty_folder_is_a_valid_target(tmp_path):
 def test_a_failure_leaves_no_partial_report_and_the_previous_one_intact(tmp_path,
                                                                         monkeypatch):
     import theory.claims
-    from simulator.experiments import report_index, reproduce
+    from simulator.experiments import reproduce
+    from simulator.experiments.report import index as report_index
 
     monkeypatch.setattr(reproduce, "REGISTRY", {})
     monkeypatch.setattr(theory.claims, "check_all", lambda **kw: [])
@@ -228,7 +229,7 @@ def test_the_pages_figures_are_what_the_command_makes(quick_report):
 def test_the_pages_figures_drawn_from_the_authors_traces_show_their_series(tmp_path):
     """With the authors' traces, a fresh quick run of the table behind each figure of the page
     that shows ``(authors)`` series draws the committed figure's series, all of them."""
-    from simulator.experiments import report_figures
+    from simulator.experiments.report import figures as report_figures
     from simulator.experiments.reproduce import reproduce
 
     makers = {name: make for name, make, _ in report_figures.specs(quick=True)}

@@ -14,7 +14,7 @@ from simulator import policies
 from simulator.cli import main
 from simulator.errors import InputError
 from simulator.live_run import LiveRun
-from simulator.object_table import ObjectTable
+from simulator.files.object_table import ObjectTable
 from simulator.runner import run
 from simulator.stream_run import stream_run
 from simulator.trace import PagingBuffer

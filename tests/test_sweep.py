@@ -12,10 +12,11 @@ import time
 import pytest
 
 from simulator import runner
-from simulator.experiments import sweep as sw, sweep_cluster
+from simulator.experiments import sweep as sw
+from simulator.experiments.sweep import cluster as sweep_cluster
 from simulator.cli import main
 from simulator.experiments.sweep import Grid, sweep
-from simulator.experiments.sweep_store import load_results, load_rows
+from simulator.experiments.sweep.store import load_results, load_rows
 
 SMALL = Grid("clusters", params={"steps": [200], "topics": [4, 8]}, seeds=[0, 1, 2],
              policies=["fifo", "lru", "solar", "unlimited"], capacities=[5, 10],
@@ -142,7 +143,7 @@ def test_rows_carry_the_code_that_ran_them(tmp_path):
 def test_resume_refuses_a_store_begun_by_another_version(tmp_path, stored, shown):
     """A part with no code manifest (as parts were written before they kept one)."""
     from simulator.errors import InputError
-    from simulator.experiments.sweep_store import write_part
+    from simulator.experiments.sweep.store import write_part
 
     out = str(tmp_path / "store")
     os.mkdir(out)

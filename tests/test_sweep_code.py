@@ -16,10 +16,12 @@ from helpers.hostile_contract import assert_rejected, snapshot
 from simulator import policies
 from simulator.cli import main
 from simulator.errors import InputError
-from simulator.experiments import file_reads, plugins, sweep_code, sweep_store
+from simulator.experiments import file_reads, plugins
+from simulator.experiments.sweep import code as sweep_code
+from simulator.experiments.sweep import store as sweep_store
 from simulator.experiments.code_id import code_id
 from simulator.experiments.sweep import Grid, sweep
-from simulator.experiments.sweep_code import SEMCACHE, row_code
+from simulator.experiments.sweep.code import SEMCACHE, row_code
 
 # a paging policy: its loop compiles faster than a semantic one (once per module)
 RULES = '''
@@ -335,7 +337,7 @@ def test_the_code_covers_the_files_behind_a_policy_and_nothing_for_semcache(tmp_
         SEMCACHE, f"plugin:{tmp_path / 'rules_33.py'}", f"plugin:{tmp_path / 'helper_33.py'}"}
     # an adversary and a target policy that the adversarial workload's parameters name
     (tmp_path / "nag_33.py").write_text(
-        "from workloads.adversary import Adversary\n\n\ndef _start(params, rng):\n"
+        "from workloads.adversaries.builder import Adversary\n\n\ndef _start(params, rng):\n"
         "    return None, {}\n\n\nNAG = Adversary(name='nag_33', summary='s', "
         "mode='paging', start=_start)\n")
     plugins.load(str(tmp_path / "nag_33.py"))

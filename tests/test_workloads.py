@@ -134,7 +134,7 @@ def test_zipf_paging_popularity_falls_with_rank():
 
 def test_generators_orthonormalise_without_lapack():
     # workloads sum in numpy's fixed order, not BLAS's CPU-dependent one: the frame is QR's
-    from workloads import topic_space as ts
+    from workloads.data import topic_space as ts
 
     a = np.random.default_rng(0).standard_normal((41, 128))
     q = ts.orthonormal_rows(a)
@@ -145,7 +145,7 @@ def test_generators_orthonormalise_without_lapack():
 
 
 def test_reported_statistics_never_print_negative_zero():
-    from workloads import topic_space as ts
+    from workloads.data import topic_space as ts
 
     assert str(ts._round(-1e-18)) == "0.0" and ts._round(None) is None
     stats = ts.trace_statistics(workloads.get("adversarial").generate(

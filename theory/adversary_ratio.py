@@ -1,4 +1,4 @@
-"""Measured competitive ratios of the adaptive adversaries of :mod:`workloads.adversarial`.
+"""Measured competitive ratios of the adaptive adversaries of :mod:`workloads.adversaries.workload`.
 
 :func:`measure` builds an adversary's trace against a policy, runs the policy on it (the
 same run the trace was built against), and compares its cost with OPT's:
@@ -15,7 +15,7 @@ same run the trace was built against), and compares its cost with OPT's:
   the reported ratio is a lower bound on the model's.  On the cyclic sequence that LRU and
   FIFO get, OPT with skipping misses about T/(K + 1) times instead of T/K.
 
-``reference`` is the ratio the theory of :mod:`workloads.adversarial` gives, as T grows,
+``reference`` is the ratio the theory of :mod:`workloads.adversaries.workload` gives, as T grows,
 with ``reference_kind``:
 
 - ``paging``: K, the limit (``"limit"``) for the K-competitive LRU and FIFO and a lower
@@ -38,7 +38,7 @@ from simulator.errors import InputError
 from simulator.runner import run
 from simulator.trace import PagingTrace
 from theory.opt import opt
-from workloads import adversarial
+from workloads.adversaries import workload as adversarial
 
 K_COMPETITIVE = ("lru", "fifo")  # in paging mode (Sleator and Tarjan)
 
@@ -47,7 +47,7 @@ def measure(adversary: str, policy: str, capacity: int, steps: int, switch_cost:
             top_k: int = 3, seed: int = 0, params: dict | None = None):
     """One horizon: ``(row, trace)``, with the row's costs, OPT and ratio.
 
-    The arguments are those of :func:`workloads.adversarial.build`.  The row has
+    The arguments are those of :func:`workloads.adversaries.workload.build`.  The row has
     ``policy_cost``, ``policy_miss_cost`` (Σ ℓ_t), ``policy_admissions``, OPT's
     ``opt_cost``, ``opt_exact``, ``opt_lower``, ``opt_upper`` and ``opt_method`` (and
     ``opt_error`` when it failed), the ``ratio`` with ``ratio_exact`` (False: ``ratio`` is

@@ -53,7 +53,7 @@ import math
 import numpy as np
 
 from simulator.errors import InputError
-from theory.opt_model import effective_weights
+from theory.opt.model import effective_weights
 
 COMPARATORS = ("greedy", "exact")
 EXACT_MAX_WORK = 2 * 10**7  # cache sets × admissions that the exact DP may visit

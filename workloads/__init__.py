@@ -9,8 +9,9 @@ Each module defines ``WORKLOAD``, a :class:`workloads.base.Workload` whose
 
 from simulator import registration
 from simulator.errors import InputError
-from workloads import (adversarial, agent, clusters, cycling, drift, locomo, noise_pool,
-                       solar_published, stationary, working_set, zipf_paging)
+from workloads import (agent, clusters, cycling, drift, locomo, noise_pool, solar_published,
+                       stationary, working_set, zipf_paging)
+from workloads.adversaries import workload as adversarial
 
 __all__ = ["REGISTRY", "register", "get", "available", "shipped", "origin"]
 

@@ -58,11 +58,11 @@ import math
 import numpy as np
 
 from simulator import closed_loop
-from simulator import memory_estimate as mem
+from simulator.engine import memory_estimate as mem
 from simulator.config import njit
 from simulator.errors import InputError
 from simulator.run_options import RunOptions
-from workloads import topic_space as ts
+from workloads.data import topic_space as ts
 from workloads.base import Workload, policy_params
 
 PARAMS = {"tasks": 2000, "dim": 6, "init_size": 50, "init_error": 0.0, "tolerance": 1.0,
@@ -143,7 +143,7 @@ def _draws(p: dict, seed: int) -> dict:
     if p["shift"] >= 0 and p["shift_kind"] == "input":
         x[n0 + p["shift"]:] += INPUT_SHIFT * direction / np.sqrt(ts.row_dots(direction,
                                                                                direction))
-    y = ts.row_dots(x, w)  # no BLAS: see workloads.topic_space.row_dots
+    y = ts.row_dots(x, w)  # no BLAS: see workloads.data.topic_space.row_dots
     if p["shift"] >= 0 and p["shift_kind"] == "w":
         y[n0 + p["shift"]:] = ts.row_dots(x[n0 + p["shift"]:], w_new)
     bad = np.zeros(n0, np.bool_)
@@ -268,7 +268,7 @@ def _make(p: dict, seed: int):
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     # a closed loop: one record a task (plus the initial memory) and its run
     return mem.semantic_trace(p["tasks"], p["tasks"] + p["init_size"], p["dim"])
 

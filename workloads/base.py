@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
-from simulator import memory_estimate, policies
+from simulator import policies
+from simulator.engine import memory_estimate
 from simulator.errors import InputError
 from simulator.params import resolve
 from simulator.rng import check_seed
-from workloads import item_sizes
+from workloads.data import item_sizes
 
 
 @dataclasses.dataclass(frozen=True)
@@ -18,10 +19,10 @@ class Workload:
 
     ``params`` maps every parameter name to its default; ``check_params(params)`` returns a
     problem sentence or ``None``.  ``footprint(params)``, when declared, is the rough
-    number of bytes generating the trace takes (:mod:`simulator.memory_estimate`'s
+    number of bytes generating the trace takes (:mod:`simulator.engine.memory_estimate`'s
     model); :meth:`build` refuses a trace that cannot fit in memory before generating it.
     A synthetic workload declares ``sized=True`` and takes the size parameters of
-    :mod:`workloads.item_sizes` as well (``params`` then lists them); ``make`` sees only
+    :mod:`workloads.data.item_sizes` as well (``params`` then lists them); ``make`` sees only
     its own parameters, and the sizes are added to its trace.
     """
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import memory_estimate as mem
+from simulator.engine import memory_estimate as mem
 from simulator.trace import Trace
 from workloads.base import Workload
 
@@ -62,7 +62,7 @@ def _make(p: dict, seed: int) -> Trace:
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     return mem.semantic_trace(p["steps"], p["steps"] + p["topics"], p["dim"])
 
 

@@ -1,7 +1,7 @@
 """Cycling topics: m topics in strict round-robin, the thrashing workload of paper §6.5.1.
 
 A fixed pool of ``items_per_topic`` items per topic is drawn once (the published generator;
-see :mod:`workloads.topic_space` for centres, noise and presets).  Time is cut into *dwells*
+see :mod:`workloads.data.topic_space` for centres, noise and presets).  Time is cut into *dwells*
 of ``dwell`` steps; the current topic at step t is a_t = ⌊t / dwell⌋ mod m, where m =
 ``topics``.  With the default ``dwell = 1`` the topic changes every step: 0, 1, …, m − 1, 0, …
 (the paper's strict round-robin, Table 8).  At step t:
@@ -31,8 +31,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import memory_estimate as mem
-from workloads import topic_space as ts
+from simulator.engine import memory_estimate as mem
+from workloads.data import topic_space as ts
 from workloads.base import Workload
 
 PARAMS = {"steps": 200, "topics": 20, "items_per_topic": 5, "dwell": 1, "dim": 128,
@@ -56,7 +56,7 @@ def _make(p: dict, seed: int):
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     return mem.semantic_trace(p["steps"], p["topics"] * (p["items_per_topic"] + 1), p["dim"])
 
 

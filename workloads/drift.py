@@ -1,7 +1,7 @@
 """Topic drift: P phases, each with its own active topic set (non-stationarity; "CR → 1").
 
 A fixed pool of ``items_per_topic`` items for each of ``topics`` topics is drawn once (the
-published generator; see :mod:`workloads.topic_space`).  Phase p = 0 … ``phases`` − 1 covers
+published generator; see :mod:`workloads.data.topic_space`).  Phase p = 0 … ``phases`` − 1 covers
 steps [p·L, (p + 1)·L), L = ``phase_length``, and its active set is the sliding window
 
     A_p = {p·s, p·s + 1, …, p·s + active − 1},   s = active − overlap,
@@ -27,8 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import memory_estimate as mem
-from workloads import topic_space as ts
+from simulator.engine import memory_estimate as mem
+from workloads.data import topic_space as ts
 from workloads.base import Workload
 
 PARAMS = {"topics": 30, "active": 5, "overlap": 1, "phases": 6, "phase_length": 100,
@@ -71,7 +71,7 @@ def _make(p: dict, seed: int):
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     return mem.semantic_trace(p["phases"] * p["phase_length"],
                               p["topics"] * (p["items_per_topic"] + 1), p["dim"])
 

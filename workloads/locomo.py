@@ -1,7 +1,7 @@
 """LoCoMo conversations as agent memory: real dialogue turns, embedded with all-MiniLM-L6-v2.
 
-The items are a conversation's dialogue turns in order (:mod:`workloads.locomo_data` reads
-them from the user's copy; :mod:`workloads.text_embed` embeds them offline and caches the
+The items are a conversation's dialogue turns in order (:mod:`workloads.data.locomo_data` reads
+them from the user's copy; :mod:`workloads.data.text_embed` embeds them offline and caches the
 vectors).  Relevance is by evidence only (docs/model.md §1.3; every topic is −1): a QA question is a
 hit when one of its top-k retrieved turns is one of its evidence turns, a metric that needs
 no LLM.  The protocol, per conversation of n turns (steps of several conversations follow
@@ -45,14 +45,14 @@ question's category, or 0 for a probe) and ``qa_index`` (its index in the conver
 ``qa`` list, or −1).
 
 Parameters: ``path`` (a LoCoMo folder or ``locomo10.json``; default ``$SEMCACHE_LOCOMO``,
-else ``locomo`` under the data home, :mod:`workloads.data_home`), ``conversations`` (comma-separated
-file stems or sample ids, e.g. ``26,30``; empty: all, in file order), ``placement``,
-``categories`` (default ``1,2,3,4,5``), ``max_turns`` (0: all), ``text``, ``cache`` (the
-embedding cache root; default as in :mod:`workloads.text_embed`) and ``sizes``: ``none``
-(every turn size 1: memory counted in turns) or ``tokens`` (a turn's size is its token
-count as embedded, ``"Speaker: text"`` under ``text=speaker``, by the model's own
-WordPiece tokenizer, :func:`workloads.text_embed.token_counts`: special tokens not
-counted, no truncation; at least 1), for memories budgeted in tokens
+else ``locomo`` under the data home, :mod:`workloads.data.data_home`), ``conversations``
+(comma-separated file stems or sample ids, e.g. ``26,30``; empty: all, in file order),
+``placement``, ``categories`` (default ``1,2,3,4,5``), ``max_turns`` (0: all), ``text``,
+``cache`` (the embedding cache root; default as in :mod:`workloads.data.text_embed`) and
+``sizes``: ``none`` (every turn size 1: memory counted in turns) or ``tokens`` (a turn's
+size is its token count as embedded, ``"Speaker: text"`` under ``text=speaker``, by the
+model's own WordPiece tokenizer, :func:`workloads.data.text_embed.token_counts`: special
+tokens not counted, no truncation; at least 1), for memories budgeted in tokens
 (``--budget 2000``).  The seed draws the question targets and the probes; the texts and
 vectors are fixed by the data.
 """
@@ -66,9 +66,9 @@ import numpy as np
 
 from simulator.errors import InputError
 from simulator.trace import Trace
-from workloads import locomo_data
+from workloads.data import locomo_data
 from workloads.base import Workload
-from workloads.text_embed import TextEmbedder, token_counts
+from workloads.data.text_embed import TextEmbedder, token_counts
 
 PLACEMENTS = ("uniform", "end", "next", "paper")
 TEST_SHARE = 39 / 199  # the paper's ~39 scored of ~199 queries per conversation

@@ -2,7 +2,7 @@
 
 ``topics`` × ``items_per_topic`` pool items (default 50 × 100) around topic centres whose
 pairwise cosine distance is ``separation`` (default 0.30, i.e. centre cosine 0.70; built by
-:func:`workloads.topic_space.correlated_centres`, exact when topics < dim).  Items carry
+:func:`workloads.data.topic_space.correlated_centres`, exact when topics < dim).  Items carry
 intra-topic noise σ = 0.15 and queries σ = 0.05 (the ``paper`` preset of this workload).  The
 published code asks for a *minimum* separation that never binds at d = 128, so its centres are
 nearly orthogonal (``separation=1`` is close to that); the paper's text and docs/model.md
@@ -46,9 +46,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import memory_estimate as mem
+from simulator.engine import memory_estimate as mem
 from simulator.trace import Trace
-from workloads import topic_space as ts
+from workloads.data import topic_space as ts
 from workloads.base import Workload
 
 MODES = ("stream", "frozen")
@@ -132,7 +132,7 @@ def _make(p: dict, seed: int) -> Trace:
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     return (mem.semantic_trace(p["queries"] + p["topics"] * p["items_per_topic"],
                                p["topics"] * (p["items_per_topic"] + 1), p["dim"])
             + 8 * p["queries"] * p["relevant"])

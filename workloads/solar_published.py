@@ -23,7 +23,7 @@ arrives.  So the the model's order (query, then arrival) is the runner's order.
 * ``meta`` holds the folder (``source``), the authors' ``meta.json`` (``authors_meta``) and
   ``relevance``.
 
-Every field read is checked first (:mod:`workloads.solar_files` states the rules): a bad one
+Every field read is checked first (:mod:`workloads.data.solar_files` states the rules): a bad one
 is an error naming the file, the line and the field.  The runner loops over the queries in
 file order; the importer pairs by ``timestep`` and refuses a file whose order differs, so
 both readings give the same trace.  A stream longer
@@ -32,8 +32,8 @@ or a prefill (the retrieval-noise traces) is refused: docs/model.md §1 has an a
 
 The ``solar_published`` workload loads one folder by name (``family``, ``variant``,
 ``trace_seed``) under ``root``: the parameter, else ``$SEMCACHE_SOLAR_DATA``, else
-``solar-synthetic`` under the data home (:mod:`workloads.data_home`).  ``trace_seed`` is one of the
-authors' seeds (42, 1337, 2024); the default 0 picks one by the workload seed,
+``solar-synthetic`` under the data home (:mod:`workloads.data.data_home`).  ``trace_seed`` is
+one of the authors' seeds (42, 1337, 2024); the default 0 picks one by the workload seed,
 ``(42, 1337, 2024)[seed % 3]``, so seeds 0, 1, 2 are the three published traces.  Nothing
 else is random: the files are the trace.
 """
@@ -46,9 +46,9 @@ import numpy as np
 
 from simulator.errors import InputError
 from simulator.trace import Trace
-from workloads import solar_files as files
+from workloads.data import solar_files as files
 from workloads.base import Workload
-from workloads.data_home import dataset
+from workloads.data.data_home import dataset
 
 FILES = ("meta.json", "embeddings.npz", "items.jsonl", "queries.jsonl", "stream.jsonl")
 FAMILIES = ("cycling", "working_set", "topic_drift")
@@ -59,7 +59,7 @@ PARAMS = {"family": "cycling", "variant": "m20", "trace_seed": 0, "root": ""}
 
 def default_root() -> pathlib.Path | None:
     """``$SEMCACHE_SOLAR_DATA``, else ``solar-synthetic`` under the data home if it is
-    there (:mod:`workloads.data_home`)."""
+    there (:mod:`workloads.data.data_home`)."""
     return dataset("solar-synthetic", ENV)
 
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import memory_estimate as mem
+from simulator.engine import memory_estimate as mem
 from simulator.trace import Trace
-from workloads import topic_space as ts
+from workloads.data import topic_space as ts
 from workloads.base import Workload
 
 PARAMS = {"items": 50, "steps": 2000, "p_min": 0.0, "p_max": 0.3, "dim": 128}
@@ -66,7 +66,7 @@ def _make(p: dict, seed: int) -> Trace:
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     # relevance is drawn per step and item (float64 draws, a boolean mask)
     return (mem.semantic_trace(p["steps"], p["items"], p["dim"])
             + 9 * p["steps"] * p["items"])

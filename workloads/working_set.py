@@ -1,7 +1,7 @@
 """Working set: a stationary stream over a fixed pool of topics (paper Table 9).
 
 ``topics`` × ``items_per_topic`` pool items (default 15 × 10, the published generator; see
-:mod:`workloads.topic_space`).  At each of the ``steps`` steps (default 500 queries) a topic
+:mod:`workloads.data.topic_space`).  At each of the ``steps`` steps (default 500 queries) a topic
 a_t is drawn independently: uniformly, or with P(topic i) ∝ 1 / (i + 1)^zipf when ``zipf > 0``
 (the published code's Zipf option uses 1.2).  The query is a fresh noisy member of a_t, and the
 arriving item is a_t's next pool item in round-robin order (so items re-arrive; ``item_keys``).
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import memory_estimate as mem
-from workloads import topic_space as ts
+from simulator.engine import memory_estimate as mem
+from workloads.data import topic_space as ts
 from workloads.base import Workload
 from workloads.clusters import topic_probabilities
 
@@ -47,7 +47,7 @@ def _make(p: dict, seed: int):
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     return mem.semantic_trace(p["steps"], p["topics"] * (p["items_per_topic"] + 1), p["dim"])
 
 

@@ -2,7 +2,7 @@
 
 Object ``i`` (rank ``i + 1``) is requested with probability ∝ 1 / (i + 1)^alpha,
 independently at every step.  With ``sizes=lognormal`` object i has the i-th size of
-:mod:`workloads.item_sizes`.  ``semcache workload make zipf_paging --out F.oracleGeneral.zst``
+:mod:`workloads.data.item_sizes`.  ``semcache workload make zipf_paging --out F.oracleGeneral.zst``
 writes the requests in chunks, so a trace of 10⁹ requests never sits in memory.
 
 Examples
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator import memory_estimate as mem
+from simulator.engine import memory_estimate as mem
 from simulator.trace import PagingTrace
-from workloads import item_sizes
+from workloads.data import item_sizes
 from workloads.base import Workload
 
 PARAMS = {"steps": 100000, "objects": 10000, "alpha": 0.9}
@@ -64,7 +64,7 @@ def _make(p: dict, seed: int) -> PagingTrace:
 
 
 def _footprint(p: dict) -> int:
-    """Rough bytes to generate the trace (:mod:`simulator.memory_estimate`)."""
+    """Rough bytes to generate the trace (:mod:`simulator.engine.memory_estimate`)."""
     return mem.paging_trace(p["steps"], p["objects"])
 
 

@@ -6,9 +6,9 @@ import argparse
 import re
 
 from simulator import policies
-from simulator.engine_simpy import OPTIONS
+from simulator.engine.simpy import OPTIONS
 from simulator.errors import InputError
-from simulator.kernels import QUALITY_CODES
+from simulator.engine.kernels import QUALITY_CODES
 from simulator.trace_formats import FORMATS
 
 # The SimPy engine's options as flags of `semcache run`; each defaults to "not given".

@@ -42,8 +42,10 @@ def _tiny_trace(mode: str):
 
 def compile_one(name: str, mode: str, sized: bool, plugin_specs: list) -> dict:
     """Run ``name`` once on a tiny trace of ``mode`` (in a worker process) and note its
-    loops as cached (:mod:`simulator.compile_marks`)."""
-    from simulator import compile_marks, engine_fast, runner
+    loops as cached (:mod:`simulator.engine.compile_marks`)."""
+    from simulator import runner
+    from simulator.engine import compile_marks
+    from simulator.engine import fast as engine_fast
     from simulator.experiments import plugins
 
     plugins.ensure(plugin_specs)

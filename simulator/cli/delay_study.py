@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from simulator import memory_estimate
+from simulator.engine import memory_estimate
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.errors import InputError

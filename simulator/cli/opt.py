@@ -6,12 +6,12 @@ key): optimal when exact, else the feasible schedule that achieves the upper bou
 ``--json`` prints one object with ``opt_cost`` (null when not exact), ``exact``,
 ``lower_bound``, ``upper_bound``, ``method``, ``schedule``, the options and the
 ``workload`` record of ``semcache run``.  An instance too big for every exact method gets
-bounds (:mod:`theory.opt_bounds`); ``--method bounds`` asks for them directly.
+bounds (:mod:`theory.opt.bounds`); ``--method bounds`` asks for them directly.
 
 ``--budget B`` limits the total size cached (docs/model.md §1.8; without ``--capacity``
 there is then no count limit).  When every set of the items B can hold fits, B is a count
 limit and every method is exact; when sizes bind, only ``--method items`` is exact and
-beyond its limits the bounds of :mod:`theory.opt_sized` are printed, marked not exact.
+beyond its limits the bounds of :mod:`theory.opt.sized` are printed, marked not exact.
 The JSON adds ``budget``, ``count_limit`` and ``budget_binds``, and a step's
 ``schedule["evicted"]`` lists every key it evicted.  Without ``--budget`` a trace's sizes
 play no part (the unit-size optimum is the optimum).  Paging traces are refused: Belady's
@@ -22,8 +22,8 @@ a heuristic with sizes (its docstring).
 spent compiling the policies' loops included: the result is then the best certified bounds
 found so far (lower <= OPT <= upper, ``exact`` false unless an exact method finished in
 time), and the JSON adds ``time_limit``, ``stopped_early`` and ``not_tried`` (the upper
-bound's candidates left out, :mod:`theory.opt_upper`); the phase under way at the limit
-finishes first (:mod:`theory.opt_clock`).  The default is :data:`DEFAULT_TIME_LIMIT` (60 s;
+bound's candidates left out, :mod:`theory.opt.upper`); the phase under way at the limit
+finishes first (:mod:`theory.opt.clock`).  The default is :data:`DEFAULT_TIME_LIMIT` (60 s;
 ``none``: no limit).  A forced exact ``--method`` is one phase, which no limit can cut: no
 default applies to it, and a limit given is recorded but cuts nothing.  Before the work,
 stderr says what will run (the exact methods to try, the bounds, the policies' loops the

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 
-from simulator.atomic_write import write_atomically
+from simulator.files.atomic_write import write_atomically
 from simulator.errors import InputError
 from simulator.trace_formats import save
 

@@ -7,7 +7,7 @@ the paper's value with the verdict: ``✓`` match, ``≠`` and ours − paper wh
 ``n/c`` where the paper's metric is another one) and writes ``NAME.png``, ``NAME.parquet``
 (raw per-seed results with their configuration) and ``NAME.json`` under ``--out``: every
 file of the command lands together, once all are written, or none does
-(:mod:`simulator.output_set`).
+(:mod:`simulator.files.output_set`).
 ``--json`` prints ``{"table", "columns", "rows": [{"policy", "source", COLUMN: {"mean",
 "std", "n", "paper", "paper_std", "differs", "verdict", "difference"}}], "notes",
 "paper_note", "paper_table", "files"}`` (for ``all``: ``{"tables": [...]}``); see
@@ -44,9 +44,9 @@ import sys
 
 from simulator.cli import output as out
 from simulator.cli import sections
-from simulator import partial_files
+from simulator.files import partial_files
 from simulator.errors import InputError
-from simulator.output_set import landing
+from simulator.files.output_set import landing
 
 
 LEGEND = ("under our mean ± std: the paper's printed value; ✓ it lies in the seeds' 95% "

@@ -12,7 +12,10 @@ from __future__ import annotations
 import os
 import sys
 
-from simulator import compile_marks, engine_fast, memory_estimate, runner
+from simulator import runner
+from simulator.engine import compile_marks
+from simulator.engine import fast as engine_fast
+from simulator.engine import memory_estimate
 from simulator.cli import args as cli_args
 from simulator.cli import output as out
 from simulator.cli.sources import mode_of, source
@@ -95,8 +98,8 @@ def _streamed(args, shared, selected: list | None, pol_params: dict) -> dict:
     """``--stream``: the trace file read in chunks (:mod:`simulator.stream_run`)."""
     from simulator.stream_run import stream_with
 
-    from workloads.event_files import refuse_misnamed
-    from workloads.events import recognised
+    from workloads.data.event_files import refuse_misnamed
+    from workloads.data.events import recognised
 
     if args.trace is not None:
         refuse_misnamed(args.trace, args.trace_format)

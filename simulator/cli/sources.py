@@ -5,7 +5,7 @@
 ``mode``, ``steps`` and ``dim``/``items`` (semantic) or ``objects`` (paging), and a
 workload's own ``report`` where it has one.  A trace file is read by :func:`read_trace`:
 agent-memory events (``.jsonl``, ``.parquet``, or ``--trace-format events``) by
-:mod:`workloads.events`, every other format by :mod:`simulator.trace_formats`.
+:mod:`workloads.data.events`, every other format by :mod:`simulator.trace_formats`.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ def read_trace(path: str, trace_format: str | None = None, trace_params: dict | 
                ignore_sizes: bool = False):
     """The trace in the file at ``path``: agent-memory events (docs/model.md §6.2) or one
     of :mod:`simulator.trace_formats` (§6), as the name or ``trace_format`` says."""
-    from workloads import event_files, events  # here: `semcache --help` stays light
+    from workloads.data import event_files
+    from workloads.data import events  # here: `semcache --help` stays light
 
     if events.recognised(path, trace_format):
         return events.load(path, trace_params, ignore_sizes)

@@ -5,7 +5,7 @@ List options take comma-separated values: ``--policy fifo,solar``, ``--capacity 
 ``--top-k``, ``--switch-cost``, ``--quality``, and ``--param topics=10,15`` (repeatable,
 one key each; ``\\,`` is a literal comma inside a value).  ``--seeds`` takes integers
 and inclusive ranges, ``0-4,10``.  A grid of more than
-:data:`~simulator.experiments.sweep_checks.MAX_TASKS` (10⁶) runs is refused before any
+:data:`~simulator.experiments.sweep.checks.MAX_TASKS` (10⁶) runs is refused before any
 work.  ``--workers 0`` runs in this process without Dask.
 ``--json`` prints ``{"path", "rows_total", "rows_written", "rows_skipped",
 "duplicates_dropped", "chunks",
@@ -51,7 +51,7 @@ def _numbers(option: str, text: str, kind) -> list:
 
 def seeds(text: str) -> list:
     """``"0-2,7"`` → ``[0, 1, 2, 7]``: integers in [0, 2**63 - 1] and inclusive ranges,
-    each seed once, at most :data:`~simulator.experiments.sweep_checks.MAX_TASKS` in all.
+    each seed once, at most :data:`~simulator.experiments.sweep.checks.MAX_TASKS` in all.
 
     The count is summed from the ranges before any is expanded, and duplicates are found
     with a set, so any text is answered in time linear in what it names, or refused.
@@ -59,7 +59,7 @@ def seeds(text: str) -> list:
     >>> seeds("0-2,7")
     [0, 1, 2, 7]
     """
-    from simulator.experiments.sweep_checks import MAX_SEED, MAX_TASKS
+    from simulator.experiments.sweep.checks import MAX_SEED, MAX_TASKS
 
     ranges = []
     for item in _split("--seeds", text):

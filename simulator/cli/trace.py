@@ -4,7 +4,7 @@
 [--ignore-sizes] [--json]`` converts one of libCacheSim's request traces
 (:mod:`simulator.trace_formats`); ``--json`` prints ``{"written", "source", "format",
 "steps", "objects", "sized"}``.  It converts agent-memory events too (JSONL, Parquet, or
-CSV with ``--trace-format events``: :mod:`workloads.events`); then ``--json`` prints
+CSV with ``--trace-format events``: :mod:`workloads.data.events`); then ``--json`` prints
 ``{"written", "source", "format": "events", "steps", "dim", "items", "sized", "report"}``
 and the line says how many steps are labelled and how many are unscored for want of a
 label, the topic ids by label and the fields of the file's own kept or ignored

@@ -14,7 +14,7 @@ import shutil
 
 import numpy as np
 
-from simulator import memory_estimate
+from simulator.engine import memory_estimate
 from simulator.cli import output as out
 from simulator.cli.args import check_seed, pairs
 from simulator.cli.sources import generate
@@ -117,7 +117,7 @@ def _check_disk(path: str, steps: int) -> None:
 
 
 def cmd_show(args) -> int:
-    from workloads.topic_space import trace_statistics
+    from workloads.data.topic_space import trace_statistics
 
     check_seed(args.seed)
     trace, record = generate(args.name, pairs("--param", args.param), args.seed)

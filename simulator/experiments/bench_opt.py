@@ -1,7 +1,7 @@
 """The offline optimum's speed (``semcache bench``, row ``opt-flow``).
 
-:func:`theory.opt_flow.solve` (the min-cost flow, ``opt``'s first exact method) against
-:func:`theory.opt_topics.solve` (the dynamic program over sets of useful topics, kept as
+:func:`theory.opt.flow.solve` (the min-cost flow, ``opt``'s first exact method) against
+:func:`theory.opt.topics.solve` (the dynamic program over sets of useful topics, kept as
 its cross-check) on one ``clusters`` trace where both are exact: the seconds of the solve
 alone, each compiled and run once before timing, best of several rounds taken in turns.
 :func:`simulator.experiments.bench.opt_benchmark` makes the row: its ``hits_equal`` says
@@ -21,12 +21,12 @@ def measure(steps: int = 10_000, capacity: int = 10, topics: int = 12,
     """Both solvers on one instance: ``{"cost": {...}, "seconds": {...}}`` keyed ``flow``
     and ``topics``, the seconds the best of ``repeats`` timed rounds."""
     import workloads
-    from theory import opt_flow, opt_topics
+    from theory.opt import flow, topics
 
     trace = workloads.get("clusters").generate({"steps": steps, "topics": topics}, seed=seed)
     costs, best = {}, {}
     for _ in range(repeats + 1):  # the first round compiles and is not timed
-        for name, solve in (("flow", opt_flow.solve), ("topics", opt_topics.solve)):
+        for name, solve in (("flow", flow.solve), ("topics", topics.solve)):
             t0 = time.perf_counter()
             cost, _ = solve(trace, capacity, switch_cost)
             seconds = time.perf_counter() - t0

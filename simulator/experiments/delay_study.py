@@ -2,7 +2,7 @@
 
 The SOLAR paper's analysis assumes that each step's feedback reaches the policy before
 the next decision.  This study runs every policy on the SimPy engine
-(:mod:`simulator.engine_simpy`) twice over: once with feedback delayed by each of
+(:mod:`simulator.engine.simpy`) twice over: once with feedback delayed by each of
 ``delays`` steps (none lost), once with a fraction ``losses`` of it lost (no delay).
 Each point is the mean and the sample standard deviation (ddof = 1) over ``seeds`` runs;
 seed s generates the workload and seeds the policy and the loss draws, as ``--seed``
@@ -29,7 +29,7 @@ import math
 import statistics
 
 from simulator import policies as policy_registry
-from simulator.atomic_write import write_atomically
+from simulator.files.atomic_write import write_atomically
 from simulator.errors import InputError
 from simulator.run_options import RunOptions
 from simulator.runner import run
@@ -165,7 +165,7 @@ def plot(doc: dict, path: str) -> None:
     The file is written beside ``path`` and renamed into place, so a failure leaves an
     existing file as it was.
     """
-    from simulator.experiments.figure_style import colors_for, new_figure
+    from simulator.experiments.figures.style import colors_for, new_figure
 
     fig = new_figure(figsize=(12, 4.5))
     axes = fig.subplots(1, 2, sharey=True)

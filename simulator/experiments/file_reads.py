@@ -84,7 +84,7 @@ def watching():
 
 @functools.cache
 def _skipped_folders() -> tuple:
-    from workloads import text_embed
+    from workloads.data import text_embed
 
     folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
                *site.getsitepackages(), site.getusersitepackages(),

@@ -48,7 +48,7 @@ victim's key there with its size.  Every hook is O(1).
 import numpy as np
 
 from simulator.config import njit
-from simulator.cache_slots import ARRIVING
+from simulator.engine.cache_slots import ARRIVING
 from simulator.policies.parts import arc_paging_loop
 from simulator.policies.base import Policy
 from simulator.policies.parts.linked_rows import free_row, push_front, unlink

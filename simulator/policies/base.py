@@ -20,7 +20,7 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     mode a hit is quality 1 / loss 0 and a miss quality 0 / loss 1.
 ``admit(state, t, key, x, cache) -> bool``
     admit the arriving item ``key`` (vector ``x``) ?  A boolean: an integer is refused
-    (:mod:`simulator.hook_types`).
+    (:mod:`simulator.engine.hook_types`).
 ``victim(state, t, key, x, cache) -> slot``
     the cache is full and an item is being admitted: which occupied slot goes.
 ``on_insert(state, slot, key, t)`` / ``on_evict(state, slot, key, t)``
@@ -35,7 +35,7 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     libCacheSim evicts during a hit).
 
 A policy declares its :class:`Traits` (randomized, regret-gated, offline), as
-scikit-learn's estimators declare their tags; :func:`simulator.policy_checks.check_policy`
+scikit-learn's estimators declare their tags; :func:`simulator.testing.contract.check_policy`
 verifies each declaration, and an online policy never gets the trace (``Context.trace``
 is None), so one that reads it fails there.
 
@@ -45,7 +45,7 @@ exactly as the engine's hook loop would; the fast engine then runs paging traces
 it (the SimPy engine always uses the hooks).  It exists for speed alone, where a layout
 that cannot be split into hooks is much faster (ARC:
 :mod:`simulator.policies.parts.arc_paging_loop`), and
-:func:`simulator.policy_checks.check_policy` holds it equal to the hooks.
+:func:`simulator.testing.contract.check_policy` holds it equal to the hooks.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ import numpy as np
 from simulator import registration
 from simulator.config import njit
 from simulator.errors import InputError
-from simulator.hook_source import RETURNS, check_returns, check_signature
+from simulator.engine.hook_source import RETURNS, check_returns, check_signature
 from simulator.params import check_defaults, resolve
 
 
@@ -188,7 +188,7 @@ class Policy:
     (a noisy judge draws from the seed only when it can err); read it with
     :meth:`traits_of`.  ``state_bytes(params, slots, n_keys)``, when a parameter or the
     slot count sizes the state beyond a few words a slot, declares its rough size in bytes
-    (:mod:`simulator.memory_estimate` checks it before ``init``).
+    (:mod:`simulator.engine.memory_estimate` checks it before ``init``).
     """
 
     name: str

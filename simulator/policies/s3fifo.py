@@ -53,7 +53,7 @@ either evicts or lowers a counter that a request raised, so eviction is amortise
 import numpy as np
 
 from simulator.config import njit
-from simulator.cache_slots import ARRIVING
+from simulator.engine.cache_slots import ARRIVING
 from simulator.policies.base import Policy
 from simulator.policies.parts import sized_ghosts
 from simulator.policies.parts.linked_rows import push_back, unlink

@@ -29,8 +29,8 @@ With unit sizes the two are the same run.  The size of an item is recorded by th
 import numpy as np
 
 from simulator.config import njit
-from simulator.cache_slots import ARRIVING
-from simulator.kernels import similarities
+from simulator.engine.cache_slots import ARRIVING
+from simulator.engine.kernels import similarities
 from simulator.policies.parts import regret_gate
 from simulator.policies.base import Policy, Traits
 

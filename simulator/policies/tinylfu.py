@@ -69,7 +69,7 @@ aging costs O(sketch) every 32·M main hits.
 import numpy as np
 
 from simulator.config import njit
-from simulator.cache_slots import ARRIVING
+from simulator.engine.cache_slots import ARRIVING
 from simulator.policies.base import Policy
 from simulator.policies.parts import count_min
 from simulator.policies.parts.linked_rows import push_back, unlink

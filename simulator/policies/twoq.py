@@ -52,7 +52,7 @@ Every hook is O(1), but for the deferrals of a ghost hit (each item is deferred 
 import numpy as np
 
 from simulator.config import njit
-from simulator.cache_slots import ARRIVING
+from simulator.engine.cache_slots import ARRIVING
 from simulator.policies.base import Policy
 from simulator.policies.parts import sized_ghosts
 from simulator.policies.parts.linked_rows import push_back, unlink

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.cache_slots import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
+from simulator.engine.cache_slots import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
 from simulator.policies.base import Context
 from simulator.errors import InputError
 from simulator.rng import check_seed

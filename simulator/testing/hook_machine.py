@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition,
                                  rule)
 
-from simulator.kernels import normalize_rows
+from simulator.engine.kernels import normalize_rows
 from simulator.testing import arguments
 from simulator.testing.hook_driver import DIM, N_KEYS, HookDriver
 from simulator.testing.twin import twin_class

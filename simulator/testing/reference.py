@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 
 from simulator.errors import InputError
-from simulator.size_limits import MAX_SIZE
+from simulator.engine.size_limits import MAX_SIZE
 from simulator.testing import arguments
 from simulator.testing.reference_model import Item, TwinContext, quality_of, retrieve
 from simulator.testing.twin import twin_class

@@ -5,7 +5,7 @@ Written from docs/model.md, not from the simulator's code: no numba, nothing of 
 simulator's model (only the argument checks of :mod:`simulator.testing.arguments`: a bad
 argument is one :class:`~simulator.errors.InputError` naming it).
 
-Similarity follows ``simulator.kernels``: IEEE single precision, the float32
+Similarity follows ``simulator.engine.kernels``: IEEE single precision, the float32
 product of each coordinate pair added to a float32 accumulator in index order (no fused
 multiply-add).  Here every operation is done on Python floats and rounded to float32 by
 :func:`f32`; a float64 result rounded once to float32 is the correctly rounded float32

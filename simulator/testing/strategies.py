@@ -21,7 +21,7 @@ from simulator.errors import InputError
 from simulator.instance import Instance
 from simulator.run_options import check_top_k
 from simulator.runner import MAX_COST
-from simulator.size_limits import MAX_SIZE, MAX_TOTAL
+from simulator.engine.size_limits import MAX_SIZE, MAX_TOTAL
 from simulator.testing import arguments
 from simulator.trace import PagingTrace, Trace
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from simulator.errors import InputError
 from simulator.params import resolve
-from simulator.size_limits import total_size
+from simulator.engine.size_limits import total_size
 from simulator.trace import PagingTrace
 from simulator.trace_formats import csv_requests, npz, oracle_general, text_requests
 from simulator.trace_formats.streams import open_bytes
@@ -44,7 +44,7 @@ def detect_format(path: str) -> str:
     raise InputError(f"trace file '{path}': its name does not say its format (.npz, "
                      ".oracleGeneral[.bin], .csv, .txt, each optionally .zst); give one with "
                      f"format= (--trace-format): {', '.join(FORMATS)} (agent-memory events: "
-                     ".jsonl, .parquet or --trace-format events, workloads.events)",
+                     ".jsonl, .parquet or --trace-format events, workloads.data.events)",
                      "trace_format")
 
 
@@ -67,7 +67,7 @@ def request_chunks(path, trace_format: str | None = None, trace_params: dict | N
         raise InputError(f"trace_format must be one of {', '.join(REQUEST_FORMATS)} for a "
                          f"request trace, got {fmt!r}", "trace_format")
     params = _params(fmt, trace_params)
-    total = 0  # the sizes so far, bounded as a trace's are (simulator.size_limits)
+    total = 0  # the sizes so far, bounded as a trace's are (simulator.engine.size_limits)
     with open_bytes(path) as stream:
         for ids, sizes in REQUEST_FORMATS[fmt].chunks(stream, path, params, chunk_requests):
             kept = sizes > 0
@@ -96,7 +96,7 @@ def load(path, trace_format: str | None = None, trace_params: dict | None = None
     fmt = detect_format(path) if trace_format is None else trace_format
     if fmt not in FORMATS:
         raise InputError(f"trace_format must be one of {', '.join(FORMATS)}, or events "
-                         f"(agent-memory events, workloads.events), got {fmt!r}",
+                         f"(agent-memory events, workloads.data.events), got {fmt!r}",
                          "trace_format")
     if fmt == "npz":
         if trace_params or ignore_sizes:

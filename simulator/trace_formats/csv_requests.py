@@ -31,7 +31,7 @@ import re
 import numpy as np
 
 from simulator.errors import InputError
-from simulator.size_limits import MAX_SIZE
+from simulator.engine.size_limits import MAX_SIZE
 
 PARAMS = {"obj-id-col": None, "obj-size-col": None, "time-col": None, "header": "auto",
           "delimiter": "auto", "obj-id-is-num": True}

@@ -21,9 +21,9 @@ import zlib
 
 import numpy as np
 
-from simulator.atomic_write import write_atomically
+from simulator.files.atomic_write import write_atomically
 from simulator.errors import InputError
-from simulator.input_files import open_input
+from simulator.files.input_files import open_input
 from simulator.trace import validate
 
 _METHODS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.atomic_write import write_atomically
+from simulator.files.atomic_write import write_atomically
 from simulator.errors import InputError
-from simulator.size_limits import total_size
+from simulator.engine.size_limits import total_size
 from simulator.trace_formats.streams import create_bytes, read_exactly
 
 RECORD = np.dtype([("time", "<u4"), ("id", "<u8"), ("size", "<u4"), ("next", "<i8")])
@@ -67,7 +67,7 @@ def write(path: str, chunks, level: int = 3) -> None:
                 if sizes is not None and n and not 1 <= np.min(sizes) <= np.max(sizes) < 2**32:
                     raise InputError(f"sizes of requests {done} .. {done + n - 1} must be "
                                      "integers in 1 .. 2**32-1 (the format's uint32)", "sizes")
-                # a file that no reader would take is not written (simulator.size_limits)
+                # a file that no reader would take is not written (simulator.engine.size_limits)
                 total = (total + n if sizes is None
                          else total_size(np.asarray(sizes, np.int64), "sizes", total))
                 records = np.empty(n, RECORD)

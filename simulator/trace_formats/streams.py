@@ -15,7 +15,7 @@ import contextlib
 import io
 
 from simulator.errors import InputError
-from simulator.input_files import open_input
+from simulator.files.input_files import open_input
 
 # compressed bytes fed to the decompressor at a time: at most 1024 / 4 blocks of 128 KiB
 # (32 MiB) come out of one piece, and decompressing in pieces this size is as fast as whole

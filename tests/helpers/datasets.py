@@ -10,7 +10,7 @@ declaring it fails here as it would in a user's fresh clone, never silently.
 Where the data is, decided once when the suite starts: a dataset's own variable
 (``SEMCACHE_LOCOMO``, ``SEMCACHE_SOLAR_DATA``) if set, else its folder under
 ``$SEMCACHE_DATA`` if set, else under the workplace's ``../shared/data`` beside the
-checkout, else under the default data home (:func:`workloads.data_home.data_home`).
+checkout, else under the default data home (:func:`workloads.data.data_home.data_home`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import json
 import os
 import pathlib
 
-from workloads.data_home import ENV as DATA_HOME
-from workloads.data_home import data_home
+from workloads.data.data_home import ENV as DATA_HOME
+from workloads.data.data_home import data_home
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 WORKPLACE = ROOT.parent / "shared" / "data"

@@ -1,7 +1,7 @@
 """The LoCoMo test fixture (``tests/data/locomo``) and the quirk counts it must give.
 
 Two invented conversations in the per-conversation layout; together they carry every quirk
-that :mod:`workloads.locomo_data` counts.
+that :mod:`workloads.data.locomo_data` counts.
 """
 
 import pathlib

@@ -17,7 +17,7 @@ needs:
     take every arrival; when full, evict a cached item whose topic another cached item (or
     the arrival) already covers, else the one whose topic is queried furthest in the future.
 
-Losses are the engine's ℓ_t of each set (:func:`theory.opt_model.set_loss`), FIFO's come
+Losses are the engine's ℓ_t of each set (:func:`theory.opt.model.set_loss`), FIFO's come
 from its run.  Regret counts miss cost only (Definition 2.3), so λ plays no part.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from theory.opt_model import set_loss
+from theory.opt.model import set_loss
 
 
 def _loss_of(model, t: int, members: list) -> float:
@@ -76,7 +76,7 @@ def measure(K: int, m: int, top_k: int, cycles: int, seed: int = 0) -> dict:
     """FIFO's miss cost and R_T against both comparators on one cycling trace."""
     import workloads
     from simulator.runner import run
-    from theory.opt_model import build_model
+    from theory.opt.model import build_model
 
     trace = workloads.get("cycling").generate(
         {"topics": m, "steps": cycles * m, "items_per_topic": 2, "dim": 32}, seed)

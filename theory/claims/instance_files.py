@@ -7,7 +7,7 @@ that already holds the file), so a full or read-only disk leaves nothing behind.
 to one hidden staging folder beside it instead, moved into ``out_dir`` when the block ends
 well and removed when it fails, so a claim that fails halfway through a run leaves
 ``out_dir`` as it was.  A staging folder is a ``.semcache-`` partial
-(:mod:`simulator.partial_files`): owned while its run lives, removed by a later write once
+(:mod:`simulator.files.partial_files`): owned while its run lives, removed by a later write once
 its run is gone.
 
 >>> import os, tempfile
@@ -28,7 +28,7 @@ import os
 import shutil
 import tempfile
 
-from simulator import partial_files
+from simulator.files import partial_files
 from simulator.errors import InputError
 
 _STAGED: dict = {}  # out_dir (absolute) -> the staging folder its instances go to

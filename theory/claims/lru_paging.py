@@ -4,7 +4,7 @@ Paging mode (docs/model.md §1) is classical demand paging, where Sleator and Ta
 competitive ratio is exactly K.  Two halves, both measured against Belady's MIN (the
 ``belady`` policy, optimal among demand-paging policies):
 
-- *at least K*: the ``paging`` adversary of :mod:`workloads.adversarial` (K + 1 pages,
+- *at least K*: the ``paging`` adversary of :mod:`workloads.adversaries.workload` (K + 1 pages,
   always the one LRU lacks) drives LRU's miss ratio to Belady's towards K; we check it
   rises with T and ends within 5 % of K;
 - *at most K*: on seeded random request sequences (and on the adversarial ones), LRU's
@@ -29,7 +29,7 @@ from simulator.trace import PagingTrace
 import theory
 from simulator.instance import Instance
 from simulator.trace_formats import load
-from theory import bounds, families
+from theory.kit import bounds, families
 from theory.claims.base import HOLDS, VIOLATED, Claim, save_instance
 from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, basis, verdict
 
@@ -105,7 +105,7 @@ def _misses(trace, policy, K):
 
 
 def _check(quick: bool, out_dir: str) -> dict:
-    from workloads.adversarial import build
+    from workloads.adversaries.workload import build
 
     grid_K = (1, 2, 4, 8) if quick else (1, 2, 4, 8, 16)  # K = 1: LRU = Belady
     rows, bad = [], None

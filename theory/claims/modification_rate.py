@@ -50,7 +50,7 @@ def _locomo(quick: bool) -> tuple:
     """Rows per K on LoCoMo (or None without the data) and one trace per K for instances."""
     import workloads
     from workloads import locomo as locomo_workload
-    from workloads import locomo_data
+    from workloads.data import locomo_data
 
     if not locomo_workload.available():
         return None, None

@@ -23,7 +23,7 @@ import itertools
 import numpy as np
 
 from simulator.trace import Trace
-from theory.opt_model import build_model, set_loss
+from theory.opt.model import build_model, set_loss
 
 
 def random_instance(rng: np.random.Generator, max_steps: int = 8, max_capacity: int = 2,

@@ -1,7 +1,7 @@
 """The adversary registry: one module per adversary, listed once here.
 
-Each module defines ``ADVERSARY``, a :class:`workloads.adversary.Adversary` (a chooser
-behind :func:`workloads.adversary.build`).  :func:`register` adds yours (a plugin's are
+Each module defines ``ADVERSARY``, a :class:`workloads.adversaries.builder.Adversary` (a chooser
+behind :func:`workloads.adversaries.builder.build`).  :func:`register` adds yours (a plugin's are
 added for it); the ``adversarial`` workload plays any registered one.
 
 >>> sorted(REGISTRY)
@@ -11,7 +11,7 @@ added for it); the ``adversarial`` workload plays any registered one.
 from simulator import registration
 from simulator.errors import InputError
 from workloads.adversaries import missing_topic, no_memory_then_dropped, paging
-from workloads.adversary import Adversary
+from workloads.adversaries.builder import Adversary
 
 REGISTRY = {m.ADVERSARY.name: m.ADVERSARY for m in (missing_topic, paging,
                                                     no_memory_then_dropped)}
@@ -23,7 +23,7 @@ def register(adversary: Adversary, origin: str | None = None) -> None:
     """Add ``adversary`` under its name; ``origin`` is the plugin that defines it.  A name
     taken by another adversary is refused."""
     if not isinstance(adversary, Adversary):
-        raise InputError(f"register() takes a workloads.adversary.Adversary, got "
+        raise InputError(f"register() takes a workloads.adversaries.builder.Adversary, got "
                          f"{type(adversary).__name__}")
     registration.add(REGISTRY, _SHIPPED, ORIGINS, "adversary", adversary.name, adversary,
                      origin)

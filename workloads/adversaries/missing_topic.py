@@ -14,7 +14,7 @@ adversary can keep asking for a few topics.
 """
 
 from workloads.adversaries import topic_space as space
-from workloads.adversary import Adversary, Step
+from workloads.adversaries.builder import Adversary, Step
 
 
 def _start(params: dict, rng):

@@ -18,7 +18,7 @@ recency, LFU's counts) is refreshed on junk, not on useful items.
 """
 
 from workloads.adversaries import topic_space as space
-from workloads.adversary import Adversary, Step
+from workloads.adversaries.builder import Adversary, Step
 
 
 def _start(params: dict, rng):

@@ -10,7 +10,7 @@ tends to K: the instance of "classical LRU has competitive ratio K in paging mod
 
 import numpy as np
 
-from workloads.adversary import Adversary, Step
+from workloads.adversaries.builder import Adversary, Step
 
 
 def _start(params: dict, rng):

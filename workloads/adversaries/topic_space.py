@@ -2,7 +2,7 @@
 draw per step made in advance (so the random stream does not depend on the target's
 choices) and, for junk, centres orthogonal to the useful ones sharing one direction.
 
-Vectors are the centre plus N(0, σ²) noise (:mod:`workloads.topic_space` presets),
+Vectors are the centre plus N(0, σ²) noise (:mod:`workloads.data.topic_space` presets),
 normalised exactly as a trace loader does, so loading the trace is a no-op.
 """
 
@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from simulator.kernels import normalize_rows
-from workloads import topic_space as ts
+from simulator.engine.kernels import normalize_rows
+from workloads.data import topic_space as ts
 
 JUNK_COSINE = 0.5
 

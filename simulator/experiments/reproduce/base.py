@@ -24,7 +24,7 @@ from typing import Callable
 
 import numpy as np
 
-from simulator.atomic_write import write_atomically
+from simulator.files.atomic_write import write_atomically
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,8 +117,8 @@ def write_parquet(cells: list, path: str) -> None:
 def plot_document(exp: Experiment, doc: dict) -> dict:
     """The figure document of a table's own plot: mean ± std of every row against the
     swept columns and the paper's printed values as crosses, the rows faceted into panels
-    of a few lines each (:mod:`~simulator.experiments.figure_tables`)."""
-    from simulator.experiments import figure_tables
+    of a few lines each (:mod:`~simulator.experiments.figures.tables`)."""
+    from simulator.experiments.figures import tables as figure_tables
 
     cols = doc["columns"]
     as_numbers = figure_tables.numeric(cols)
@@ -133,7 +133,7 @@ def plot_document(exp: Experiment, doc: dict) -> dict:
 def write_plot(exp: Experiment, doc: dict, path: str) -> None:
     """The table's plot (:func:`plot_document`) as a PNG at ``path`` (atomic), drawn as the
     report's figures are."""
-    from simulator.experiments import figure_draw
+    from simulator.experiments.figures import draw as figure_draw
 
     figure_draw.draw(plot_document(exp, doc), path)
 

@@ -41,7 +41,7 @@ TOP_K = 3
 def _traces(seeds: list, quick: bool, text: str = "speaker", sizes: str = "none") -> dict:
     """{(conversation, seed): trace} for the conversations of the run."""
     import workloads
-    from workloads import locomo_data
+    from workloads.data import locomo_data
 
     w = workloads.get("locomo")
     names = [c.name for c in locomo_data.load()]

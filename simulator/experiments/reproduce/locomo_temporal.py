@@ -9,7 +9,7 @@ conversation's n_c scored questions in the order they are asked, and two values:
     1 when one of its top-3 retrieved turns is evidence, else 0 (the table's metric);
 ``turn F1``
     the best LoCoMo token F1 of any single retrieved turn's text (the bare text, without
-    the speaker) against the gold answer (:func:`workloads.answer_f1.best_turn_f1`:
+    the speaker) against the gold answer (:func:`workloads.data.answer_f1.best_turn_f1`:
     LoCoMo's normalisation, stemming and per-category rules).  Category 5 (adversarial)
     has no F1, so this metric covers the questions of categories 1–4 only.
 
@@ -100,7 +100,7 @@ class Recorder:
     """Per-question values of the runs of the K columns, and the tables made of them."""
 
     def __init__(self, traces: dict):
-        from workloads import locomo_data
+        from workloads.data import locomo_data
 
         convs = {c.name: c for c in locomo_data.load(None, sorted({k[0] for k in traces}))}
         self._questions = {}  # (name, seed) -> (steps, qa indices, categories)
@@ -116,7 +116,7 @@ class Recorder:
         # policies and seeds retrieve the same (question, turn) pairs again and again
         key = (name, qa, turn)
         if key not in self._f1s:
-            from workloads.answer_f1 import question_f1
+            from workloads.data.answer_f1 import question_f1
 
             q = self._convs[name].qa[qa]
             self._f1s[key] = question_f1(self._convs[name].turns[turn].text, q.answer,
@@ -127,7 +127,7 @@ class Recorder:
         steps, qa, cats = self._questions[key]
         f1 = np.full(len(steps), np.nan)
         for j, (t, q, c) in enumerate(zip(steps, qa, cats)):
-            if c != 5:  # adversarial: no F1 (workloads.answer_f1)
+            if c != 5:  # adversarial: no F1 (workloads.data.answer_f1)
                 f1[j] = max((self._f1(key[0], int(q), int(k)) for k in result.retrieved[t]
                              if k >= 0), default=0.0)
         return result.hit[steps].astype(float), f1

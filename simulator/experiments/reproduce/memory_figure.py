@@ -1,6 +1,6 @@
 """The memory study's figure: six panels, one per experiment (see ``memory_study``).
 
-Each strategy is a policy and keeps its colour (:func:`~simulator.experiments.figure_style
+Each strategy is a policy and keeps its colour (:func:`~simulator.experiments.figures.style
 .policy_color`); E4's "none" deletion runs ``strict`` and takes its colour, and the
 evaluator there is the point's fill (filled: exact, hollow: coarse).  Means with 95%
 intervals over the seeds; every legend sits below its panel.
@@ -8,7 +8,7 @@ intervals over the seeds; every legend sits below its panel.
 
 from __future__ import annotations
 
-from simulator.experiments import figure_style as style
+from simulator.experiments.figures import style
 from simulator.experiments.reproduce.memory_findings import _rows, _values, interval
 
 
@@ -52,7 +52,7 @@ def _bars(ax, cells, rows, column) -> None:
 def plot(exp, doc, cells, path) -> None:
     """Six panels: E1 windows, E2 correlations, E3 early success, E4 memory vs success,
     E5 shift phases and capacity sweep (means with 95% intervals); atomic PNG."""
-    from simulator.atomic_write import write_atomically
+    from simulator.files.atomic_write import write_atomically
 
     fig = style.new_figure(figsize=(15, 9), layout="constrained")
     ax = fig.subplots(2, 3)

@@ -35,7 +35,7 @@ import os
 import pathlib
 
 from simulator.errors import InputError
-from simulator.input_files import UnreadableInput, read_input
+from simulator.files.input_files import UnreadableInput, read_input
 
 ENV = "SEMCACHE_PAPER_TABLES"
 SHIPPED = pathlib.Path(__file__).with_name("solar_paper_tables.json")

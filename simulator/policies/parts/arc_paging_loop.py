@@ -14,7 +14,7 @@ REPLACE's B2 tie), hit for hit, but laid out as the hook interface cannot be:
 * ``where[key]`` holds ``node << 3 | list`` (0: in no list), so a request learns its list
   from one load;
 * indices are unsigned and the loop prefetches ``where`` a few requests ahead
-  (:mod:`simulator.fast_index`).
+  (:mod:`simulator.engine.fast_index`).
 
 Split into hooks the same design grew past what numba inlines into the engine's loop (a
 hook that is called rather than inlined cost 10 ns or more a request).  On the benchmark's
@@ -26,7 +26,7 @@ hold the two equal request for request.
 import numpy as np
 
 from simulator.config import njit
-from simulator.fast_index import at, prefetch
+from simulator.engine.fast_index import at, prefetch
 
 T1, T2, B1, B2 = 1, 2, 3, 4  # list tags, the low 3 bits of where[key]
 # ``where`` is int32 while every code fits: node < 2K + 1, code < 8 (2K + 1)

@@ -38,7 +38,7 @@ import numpy as np
 
 from simulator import rng
 from simulator.config import njit
-from simulator.kernels import similarities
+from simulator.engine.kernels import similarities
 
 PARAMS = {"prior_alpha": 2.0, "prior_beta": 1.0, "decay_every": 5, "decay_amount": 0.05,
           "novelty_bonus": 0.3, "neighbours": 3}

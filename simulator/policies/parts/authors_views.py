@@ -4,14 +4,14 @@ The SOLAR authors' synthetic runner (ysunbp/SOLAR ``synthetic_workloads/runners.
 its cache in an insertion-ordered dict, scores cached items in that order and takes the
 first minimum (``np.argmin``).  :func:`admission_order` rebuilds that order from the engine's
 view, so ties follow it (``authors_thompson`` keeps the same order itself, for its draws).
-Similarities are :mod:`simulator.kernels`' float32 cosines; means of the top values add
+Similarities are :mod:`simulator.engine.kernels`' float32 cosines; means of the top values add
 them largest first, in float64.
 """
 
 import numpy as np
 
 from simulator.config import njit
-from simulator.kernels import similarities
+from simulator.engine.kernels import similarities
 
 
 def scratch(capacity):

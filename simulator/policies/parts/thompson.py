@@ -36,7 +36,7 @@ import numpy as np
 
 from simulator import rng
 from simulator.config import njit
-from simulator.cache_slots import ARRIVING
+from simulator.engine.cache_slots import ARRIVING
 
 PARAMS = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0,
           "reward": "retrieved", "evict_rank": "sample"}

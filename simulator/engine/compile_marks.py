@@ -1,0 +1,51 @@
+"""Which policies' compiled loops are already in numba's disk cache, so a command can say
+what it is about to compile ("compiling fifo, lru, … (first run only)").
+
+numba compiles a loop at its first call and keeps no public record, before that call, of
+whether a disk entry exists; so semcache keeps its own: after a loop that may be cached
+(:func:`simulator.engine.kernel_cache.disk_cached`) has run, an empty file named after its cache
+salt (:func:`simulator.engine.kernel_cache.suffix`), its mode and whether it is sized is written
+beside numba's cache (``NUMBA_CACHE_DIR`` when set, else the package's ``__pycache__``,
+numba's default for these loops).  A mark only decides a message: a stale one (the cache
+wiped since) means a compilation goes unannounced, a missing one that a load is announced.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+
+from simulator.engine import kernel_cache
+from simulator.engine.fast import hooks_of
+
+_PACKAGE_CACHE = pathlib.Path(__file__).parent / "__pycache__"
+
+
+def _mark(policy, mode: str, sized: bool) -> pathlib.Path | None:
+    hooks = hooks_of(policy)
+    if not kernel_cache.disk_cached(policy, hooks):
+        return None
+    root = pathlib.Path(os.environ.get("NUMBA_CACHE_DIR") or _PACKAGE_CACHE)
+    name = f"{kernel_cache.suffix(policy, hooks)}-{mode}{'-sized' if sized else ''}"
+    return root / "semcache-compiled" / name
+
+
+def to_compile(policies, mode: str, sized: bool = False) -> list:
+    """The names of those of ``policies`` (Policy objects) whose loops for ``mode`` have
+    not run from this cache before: a run compiles them first."""
+    return [p.name for p in policies if (m := _mark(p, mode, sized)) is not None
+            and not m.exists()]
+
+
+def remember(policy, mode: str, sized: bool = False) -> None:
+    """Note that ``policy``'s loops for ``mode`` have run (and so are in the disk cache).
+    A cache folder that cannot be written is left as it is: the mark only decides a
+    message."""
+    mark = _mark(policy, mode, sized)
+    if mark is None or mark.exists():
+        return
+    try:
+        mark.parent.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    except OSError:
+        pass
