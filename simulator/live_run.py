@@ -32,13 +32,13 @@ from simulator.engine import hook_types
 from simulator.engine import memory_estimate
 from simulator.engine import policy_faults
 from simulator.engine import step_checks
-from simulator.engine.cache_slots import (ADMISSIONS, EVICTIONS, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
+from simulator.engine.counts import (ADMISSIONS, EVICTIONS, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
                                    MAX_OCCUPANCY, REQUESTED_SIZE, SIZE, TOO_LARGE, new_counts)
 from simulator.engine.fast import RETRIEVE, WHOLE
 from simulator.errors import InputError
 from simulator.run_options import NO_BUDGET, RunOptions, given_or_built
 from simulator.engine.kernels import BLOCK, QUALITY_CODES, retrieve
-from simulator.policies.base import Context
+from simulator.policies.context import Context
 from simulator.engine.run_arrays import (OUTPUTS, PAGING_CACHE, TRACE_FIELDS, paging_arrays,
                                    semantic_arrays)
 
@@ -132,10 +132,11 @@ class LiveRun:
                            switch_cost=options.switch_cost, quality=options.quality,
                            seed=options.seed, params=prm, mode=self.mode, budget=budget)
         # only an offline policy (Belady) may read the future
-        self._context = Context(self.capacity, n_keys, getattr(trace, "dim", 0), prm,
-                                options.seed, options.switch_cost,
-                                trace if pol.traits_of(prm).offline else None, self.slots,
-                                budget, self.mode, getattr(trace, "object_ids", None))
+        self._context = Context(
+            capacity=self.capacity, n_keys=n_keys, dim=getattr(trace, "dim", 0), params=prm,
+            seed=options.seed, switch_cost=options.switch_cost,
+            trace=trace if pol.traits_of(prm).offline else None, slots=self.slots,
+            budget=budget, mode=self.mode, object_ids=getattr(trace, "object_ids", None))
         self._step = engine_fast.steps_for(pol, self.mode, self.sized)
         self._order = step_checks.StepOrder(self.steps)
         memory_estimate.check_run(trace, options)  # before allocating

@@ -18,7 +18,7 @@ import warnings
 # old dotted name -> new dotted name
 MOVED = {
     "simulator.atomic_write": "simulator.files.atomic_write",
-    "simulator.cache_slots": "simulator.engine.cache_slots",
+    "simulator.cache_slots": "simulator.engine.counts",
     "simulator.compile_marks": "simulator.engine.compile_marks",
     "simulator.engine_fast": "simulator.engine.fast",
     "simulator.engine_simpy": "simulator.engine.simpy",

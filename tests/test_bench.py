@@ -33,11 +33,12 @@ def test_run_all_quick():
     rows = bench.run_all(quick=True)
     assert [r["name"] for r in rows] == ["paging-fifo", "paging-lru", "paging-arc",
                                          "sized-fifo", "sized-lru", "overhead-sized-fifo",
-                                         "semantic-fifo", "simpy-fifo", "opt-flow"]
+                                         "semantic-fifo", "simpy-fifo", "opt-flow",
+                                         "startup-version"]
     assert all(r["hits_equal"] for r in rows)
     assert all(r["ours_req_per_s"] > 0 and r["baseline_req_per_s"] > 0 for r in rows)
     assert [r["target_ratio"] for r in rows] == [5.0, 5.0, 5.0, 3.0, 3.0, 1 / 1.3, 8.0, 0.5,
-                                                 2.0]
+                                                 2.0, 0.1]
     assert all(r["meets_target"] == (r["ratio"] >= r["target_ratio"]) for r in rows)
 
 
@@ -46,6 +47,16 @@ def test_the_opt_row_compares_two_exact_solvers_that_agree():
     assert row["name"] == "opt-flow" and row["hits_equal"]
     assert row["ours_cost"] == row["baseline_cost"] > 0
     assert row["ratio"] == row["ours_req_per_s"] / row["baseline_req_per_s"]
+
+
+def test_the_startup_row_times_the_version_against_a_bare_interpreter():
+    row = bench.startup_benchmark(repeats=1)
+    assert row["name"] == "startup-version" and row["baseline"] == "python -c pass"
+    assert row["hits_equal"] and row["answer"].startswith("semcache ")
+    assert row["ours_s"] > 0 and row["baseline_s"] > 0
+    assert row["ratio"] == pytest.approx(row["baseline_s"] / row["ours_s"])
+    assert row["target_ratio"] == 0.1  # at most ten times a bare interpreter's start
+    assert row["meets_target"] == (row["ratio"] >= row["target_ratio"])
 
 
 def test_cli_prints_each_target_and_whether_it_is_met(capsys, monkeypatch):

@@ -265,6 +265,51 @@ def test_version_prints_the_installed_version(capsys):
     assert main(["--version"]) == 0
     out, err = capsys.readouterr()
     assert (out, err) == (f"semcache {metadata.version('semcache')}\n", "")
+    assert simulator.__version__ == metadata.version("semcache")
+
+
+HEAVY = ("numba", "scipy", "simpy", "theory", "workloads")
+
+
+def _imported_by(argv: list) -> dict:
+    """The heavy packages and the subcommand modules that ``semcache ARGV`` imports, in a
+    fresh interpreter (this one has imported everything already)."""
+    code = ("import sys\nfrom simulator.cli import main\nmain(sys.argv[1:])\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r})), "
+            "sorted(m for m in sys.modules if m.startswith('simulator.cli.')))")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True,
+                          text=True, timeout=120)
+    heavy, cli = done.stdout.splitlines()[-1].split("] [")
+    return {"heavy": heavy.strip("[]"), "cli": cli.strip("[]")}
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["--plugin", "no_such", "-h"]])
+def test_version_and_help_import_nothing_heavy(argv):
+    """They answer at once: no numba, SciPy, SimPy, theory or workloads, no subcommand
+    module, and no plugin (a plugin loads once the arguments parse)."""
+    found = _imported_by(argv)
+    assert found["heavy"] == ""
+    assert found["cli"] == "'simulator.cli.args', 'simulator.cli.commands'"
+
+
+def test_a_subcommands_help_imports_that_subcommand_alone():
+    assert _imported_by(["trace", "--help"])["cli"] == \
+        "'simulator.cli.args', 'simulator.cli.commands', 'simulator.cli.output', " \
+        "'simulator.cli.trace'"
+
+
+def test_the_command_table_lists_every_subcommand_module(capsys):
+    from simulator.cli.commands import COMMANDS, command_in
+
+    folder = pathlib.Path(simulator.__file__).parent / "cli"
+    modules = {row.module.rpartition(".")[2] for row in COMMANDS}
+    shared = {"__init__", "__main__", "args", "commands", "output", "reproduce_temporal",
+              "sections", "sources"}
+    assert modules == {p.stem for p in folder.glob("*.py")} - shared
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{row.name:<12}" in out and row.help in out for row in COMMANDS)
+    assert command_in(["--plug", "run", "opt"]) == "opt" and command_in(["-h"]) is None
 
 
 def test_readme_python_examples_run(capsys, monkeypatch):

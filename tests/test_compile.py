@@ -4,6 +4,7 @@ on a terminal names what it is about to compile (simulator.engine.compile_marks)
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +42,8 @@ def test_compiled_loops_load_from_disk_until_their_own_policy_changes(tmp_path):
     first, said = _compile(["--policy", "fifo,lru", "--mode", "paging", "--jobs", "2"],
                            cache, package)
     assert "compiling 2 loops (fifo, lru) on 2 processes" in said
+    assert sorted(re.findall(r"semcache: compiling (\w+) \(paging\)… [0-9.]+ s", said)) == \
+        ["fifo", "lru"]  # each loop as it is done
     assert [(r["policy"], r["mode"], r["from_cache"]) for r in first["compiled"]] == \
         [("fifo", "paging", False), ("lru", "paging", False)]
     with open(package / "simulator" / "policies" / "fifo.py", "a") as f:
@@ -94,7 +97,7 @@ def test_a_loop_is_named_after_the_files_its_hooks_reach_and_the_engine():
 
 def test_an_imported_constant_is_part_of_the_name(monkeypatch):
     """numba freezes a global's value into the code: a constant imported from another
-    module (tinylfu reads ``ARRIVING`` from cache_slots) names the loop by its value."""
+    module (tinylfu reads ``ARRIVING`` from engine/counts) names the loop by its value."""
     from simulator import policies
     from simulator.engine import kernel_cache
     from simulator.engine.fast import hooks_of
@@ -139,8 +142,11 @@ def test_a_run_on_a_terminal_names_the_policies_it_compiles_first(tmp_path, monk
             "--policy", "fifo,lru", "--json"]
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     assert main(argv) == 0
-    assert capsys.readouterr().err == ("semcache: compiling fifo, lru (first run only; "
-                                       "`semcache compile` does it ahead)\n")
+    head, *lines = capsys.readouterr().err.splitlines()
+    assert head == "semcache: compiling fifo, lru (first run only; `semcache compile` does it " \
+        "ahead)"
+    assert [re.fullmatch(r"semcache: compiling (\w+) \(semantic\)… [0-9.]+ s", line).group(1)
+            for line in lines] == ["fifo", "lru"]  # a line each, ended by its seconds
     assert main(argv) == 0  # marked now: nothing to say
     assert capsys.readouterr().err == ""
 

@@ -9,7 +9,8 @@ kits, whose property tests need ``theory.opt``).  A module's floor is its deepes
 in ``FOLDERS``.  Each imports only from floors below it; the one exception is the front
 door, ``simulator/__init__.py``, which hands on the workload registry and the contract
 kit's ``check_policy``, each loaded on first use.  Imports are read from the sources
-(module level and inside functions alike).
+(module level and inside functions alike, and the module names of the front door's tables,
+whose names are all loaded on first use).
 """
 
 import ast
@@ -22,7 +23,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGES = ("simulator", "workloads", "theory")
 FLOORS = {"core": 0, "workloads": 1, "theory": 2, "application": 3}
 FRONT_DOOR = "simulator"
+LAZY_TABLES = ("_NAMES", "_MODULES")  # the front door's names, by the module each comes from
 MAX_LINES = 400
+# a compiled unit stays one file: the fast engine's step functions and the slot bodies numba
+# clones with them (simulator/engine/fast.py)
+CAPS = {"simulator.engine.fast": 500}
 
 
 def _modules() -> dict:
@@ -71,6 +76,10 @@ def imports(module: str) -> set:
                                 + ([base] if base else []))
             names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base
                      for alias in node.names]
+        elif module == FRONT_DOOR and isinstance(node, ast.Assign) and any(
+                isinstance(target, ast.Name) and target.id in LAZY_TABLES
+                for target in node.targets):
+            names = [value.value for value in node.value.values]  # loaded on first use
         else:
             continue
         for name in names:
@@ -132,7 +141,7 @@ def test_no_import_circle():
 
 def test_no_module_is_oversized():
     sizes = {m: p.read_text(encoding="utf-8").count("\n") for m, p in MODULES.items()}
-    assert not {m: n for m, n in sizes.items() if n > MAX_LINES}
+    assert not {m: n for m, n in sizes.items() if n > CAPS.get(m, MAX_LINES)}
 
 
 def test_a_circle_or_a_climb_would_be_seen():

@@ -137,12 +137,9 @@ def test_refusals_are_input_errors():
 
 
 def _opt_cli(argv, capsys):
-    from simulator.cli import commands as cli_main
-    from simulator.cli import opt as cli_opt
+    from simulator.cli.commands import build_parser
 
-    parser = cli_main._Parser(prog="semcache")
-    cli_opt.add_parser(parser.add_subparsers(dest="command", required=True))
-    args = parser.parse_args(argv)
+    args = build_parser("opt").parse_args(argv)
     code = args.func(args)
     return code, capsys.readouterr().out
 

@@ -5,11 +5,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from simulator import policies
-from simulator.engine.simpy import OPTIONS
 from simulator.errors import InputError
-from simulator.engine.kernels import QUALITY_CODES
-from simulator.trace_formats import FORMATS
 
 # The SimPy engine's options as flags of `semcache run`; each defaults to "not given".
 ENGINE_FLAGS = {"latency": "--latency", "feedback_delay": "--feedback-delay",
@@ -62,6 +58,8 @@ def add_source(p) -> None:
 
 def add_trace_format(p) -> None:
     """How to read a trace file: ``--trace-format``, ``--trace-param``, ``--ignore-sizes``."""
+    from simulator.trace_formats import FORMATS  # here: `semcache --help` reads no format
+
     p.add_argument("--trace-format", metavar="|".join((*FORMATS, "events")),
                    help="the trace file's format (default: from its name; events: "
                         "agent-memory events, JSONL, CSV or Parquet)")
@@ -95,6 +93,8 @@ def add_model(p, capacity: int | None = None) -> None:
     """The model options (docs/model.md §1): ``--capacity``, ``--budget``, ``--top-k``,
     ``--switch-cost``, ``--quality``.  Without ``--capacity`` the count limit is 10, or
     none when ``--budget`` is given."""
+    from simulator.engine.kernels import QUALITY_CODES  # here: `semcache --help` compiles nothing
+
     default = "10, or none with --budget" if capacity is None else capacity
     p.add_argument("--capacity", metavar="K", type=_capacity, default=capacity,
                    help=f"count limit K >= 1, or none: no count limit, with a --budget "
@@ -136,6 +136,8 @@ def capacity(args) -> int | None:
 
 def add_engine_flags(p) -> None:
     """The SimPy engine's options (:data:`ENGINE_FLAGS`), each "not given" by default."""
+    from simulator.engine.simpy import OPTIONS  # here: `semcache --help` imports no SimPy
+
     for name, flag in ENGINE_FLAGS.items():
         kind = int if name == "sessions" else float
         p.add_argument(flag, dest=name, type=kind, default=None,
@@ -173,6 +175,8 @@ def pairs(option: str, items: list) -> dict:
 def named_policies(text: str) -> list:
     """The policies ``--policy`` names, looked up once: each name once, none empty, each
     registered."""
+    from simulator import policies
+
     names = [name.strip() for name in text.split(",")]
     for name in names:
         if not name:
@@ -185,6 +189,8 @@ def named_policies(text: str) -> list:
 def policies_in(mode: str, selected: list | None = None) -> list:
     """``selected`` (from :func:`named_policies`), each defined in ``mode``, or every
     registered policy defined in ``mode`` when none were named."""
+    from simulator import policies
+
     if selected is None:
         return [pol for pol in policies.REGISTRY.values() if mode in pol.modes]
     for pol in selected:

@@ -20,9 +20,9 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache bench`` on the subcommand set ``sub``."""
-    p = sub.add_parser("bench", help="measure speed against reference implementations")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache bench`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
     p.add_argument("--quick", action="store_true", help="small inputs, for a smoke test")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_bench)

@@ -143,12 +143,11 @@ def print_result(r) -> None:
         out.print_line(f"  range:      {x['range']} → {label(x)} ({x['evidence']}{where})")
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache claims`` on the subcommand set ``sub``."""
-    p = sub.add_parser("claims", help="test every claim of the SOLAR paper and print verdicts",
-                       description="Run one check per claim of the SOLAR paper; each verdict "
-                                   "(holds / violated / not refuted / inconclusive) comes "
-                                   "from the run and names its basis.")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache claims`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("Run one check per claim of the SOLAR paper; each verdict (holds / violated "
+                     "/ not refuted / inconclusive) comes from the run and names its basis.")
     p.add_argument("--quick", action="store_true", help="reduced grids (about a minute)")
     p.add_argument("--only", metavar="ID,ID", help="run only these claim ids")
     p.add_argument("--file", metavar="FILE",

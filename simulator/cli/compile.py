@@ -7,8 +7,9 @@ process loads the loops from disk instead of compiling them (numba compiles a lo
 first call: about five seconds a policy and mode).  ``make`` runs it for the demo's
 policies while it installs, so the first ``make demo`` prints its table within seconds.
 ``--sized`` compiles the copies that track sizes and a budget (docs/model.md §1.8).
-Prints one line a policy and mode (``--json``: ``{"compiled": [{"policy", "mode",
-"sized", "from_cache", "seconds"}], "jobs", "seconds"}``).
+Says on stderr each loop as it is done (``semcache: compiling fifo (semantic)… 12.3 s``)
+and prints how many are ready (``--json``: ``{"compiled": [{"policy", "mode", "sized",
+"from_cache", "seconds"}], "jobs", "seconds"}``).
 """
 
 from __future__ import annotations
@@ -83,23 +84,32 @@ def cmd_compile(args) -> int:
     with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
         futures = [pool.submit(compile_one, name, mode, args.sized, plugins.loaded())
                    for name, mode in tasks]
+        for future in concurrent.futures.as_completed(futures):  # each loop as it is done
+            _said(future.result())
         done = [f.result() for f in futures]
     doc = {"compiled": done, "jobs": jobs, "seconds": round(time.perf_counter() - start, 2)}
     if args.json:
         out.emit_json(doc)
     else:
-        for row in done:
-            how = "loaded from the disk cache" if row["from_cache"] else "compiled"
-            out.print_line(f"{row['policy']} ({row['mode']}{', sized' if row['sized'] else ''})"
-                           f": {how} in {row['seconds']:.1f} s")
+        loaded = sum(row["from_cache"] for row in done)
+        out.print_line(f"{len(done)} loop{'s' if len(done) > 1 else ''} ready in "
+                       f"{doc['seconds']:.1f} s ({len(done) - loaded} compiled, {loaded} "
+                       "loaded from the disk cache)")
     return 0
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache compile`` on the subcommand set ``sub``."""
-    p = sub.add_parser("compile", help="compile policies' loops into the disk cache",
-                       description="Compile each policy's loops once, in parallel, into "
-                                   "numba's disk cache, so later runs load them.")
+def _said(row: dict) -> None:
+    """One line on stderr for a loop just done: a long compilation is seen to move."""
+    what = f"{row['policy']} ({row['mode']}{', sized' if row['sized'] else ''})"
+    how = f"loading {what} from the disk cache" if row["from_cache"] else f"compiling {what}"
+    print(f"semcache: {how}… {row['seconds']:.1f} s", file=sys.stderr, flush=True)
+
+
+def add_arguments(p) -> None:
+    """The arguments of ``semcache compile`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("Compile each policy's loops once, in parallel, into numba's disk cache, so "
+                     "later runs load them.")
     p.add_argument("--policy", metavar="A,B,C",
                    help="policies (default: every registered policy)")
     p.add_argument("--mode", choices=MODES, default=None,

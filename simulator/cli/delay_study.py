@@ -103,12 +103,11 @@ def _print(doc: dict) -> None:
         console.print(f"wrote {doc['plot']}")
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache delay-study`` on the subcommand set ``sub``."""
-    p = sub.add_parser("delay-study", help="hit rate as feedback is delayed or lost (SimPy)",
-                       description="Hit rate of each policy as feedback delay grows and as "
-                                   "feedback loss grows, on the SimPy engine, mean ± std "
-                                   "over seeds.")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache delay-study`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("Hit rate of each policy as feedback delay grows and as feedback loss grows, "
+                     "on the SimPy engine, mean ± std over seeds.")
     p.add_argument("--workload", metavar="NAME", default=delay_study.WORKLOAD,
                    help=f"a semantic workload (default {delay_study.WORKLOAD}, "
                         "with steps=2000 topics=40)")

@@ -146,13 +146,12 @@ def cmd_opt(args) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache opt`` on the subcommand set ``sub``."""
-    p = sub.add_parser("opt", help="the offline optimum of one workload or trace file",
-                       description="The offline optimum of docs/model.md §4 (min Σ ℓ_t + λ·N "
-                                   "over all cache schedules): exact by min-cost flow or dynamic "
-                                   "programming where one fits, else a certified lower bound "
-                                   "and a feasible upper bound.")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache opt`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("The offline optimum of docs/model.md §4 (min Σ ℓ_t + λ·N over all cache "
+                     "schedules): exact by min-cost flow or dynamic programming where one fits, "
+                     "else a certified lower bound and a feasible upper bound.")
     cli_args.add_source(p)
     cli_args.add_model(p)
     p.add_argument("--method", default="auto", metavar="auto|flow|topics|counts|items|bounds",

@@ -248,13 +248,13 @@ def _report(args, seeds: list) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache reproduce`` on the subcommand set ``sub``."""
+def add_arguments(p) -> None:
+    """The arguments of ``semcache reproduce`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
     from simulator.experiments.reproduce import NAMES
 
-    p = sub.add_parser("reproduce", help="reproduce one of the SOLAR paper's experiments",
-                       description="Reproduce a table or figure of the SOLAR paper: table, "
-                                   "PNG plot and raw Parquet results.")
+    p.description = ("Reproduce a table or figure of the SOLAR paper: table, PNG plot and raw "
+                     "Parquet results.")
     p.add_argument("name", metavar="NAME", help="one of: " + ", ".join(NAMES))
     p.add_argument("--quick", action="store_true", help="small grid, for CI")
     p.add_argument("--seeds", default="0,1,2", help="comma-separated seeds (default 0,1,2)")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 
 from simulator import runner
 from simulator.engine import compile_marks
@@ -61,11 +62,16 @@ def cmd_run(args) -> int:
         memory_estimate.check_run(trace, options)
     report_cache = os.environ.get("SEMCACHE_REPORT_CACHE", "") not in ("", "0")
     sized = shared.budget is not None or trace.sized
-    _announce_compiling([options.policy for options in runs], mode, sized)
+    first = _announce_compiling([options.policy for options in runs], mode, sized)
     records = []
     for options in runs:
-        result = runner.run(trace, options=options, engine=args.engine,
-                            engine_options=engine_options)
+        said = _compiling(options.policy.name, mode, first)
+        try:
+            result = runner.run(trace, options=options, engine=args.engine,
+                                engine_options=engine_options)
+        finally:  # the line ends, with the first run's seconds (mostly its compilation)
+            if said is not None:
+                print(f"{time.perf_counter() - said:.1f} s", file=sys.stderr, flush=True)
         summary = result.summary()
         compile_marks.remember(options.policy, mode, sized)
         if report_cache:
@@ -75,13 +81,24 @@ def cmd_run(args) -> int:
     return _report(args, {"workload": record, "runs": records})
 
 
-def _announce_compiling(pols: list, mode: str, sized: bool) -> None:
+def _announce_compiling(pols: list, mode: str, sized: bool) -> list:
     """Say on a terminal which policies compile before their first run (silence for that
-    long reads as a hang); `semcache compile` does it ahead of time."""
+    long reads as a hang); `semcache compile` does it ahead of time.  Their names, if said."""
     first = compile_marks.to_compile(pols, mode, sized)
-    if first and sys.stderr.isatty():
-        print(f"semcache: compiling {', '.join(first)} (first run only; `semcache compile` "
-              "does it ahead)", file=sys.stderr, flush=True)
+    if not (first and sys.stderr.isatty()):
+        return []
+    print(f"semcache: compiling {', '.join(first)} (first run only; `semcache compile` "
+          "does it ahead)", file=sys.stderr, flush=True)
+    return first
+
+
+def _compiling(name: str, mode: str, first: list) -> float | None:
+    """Start the line of a policy that compiles now (:func:`_announce_compiling`), ended by
+    its seconds; the clock's start, or None when nothing is said."""
+    if name not in first:
+        return None
+    print(f"semcache: compiling {name} ({mode})… ", end="", file=sys.stderr, flush=True)
+    return time.perf_counter()
 
 
 def _report(args, doc: dict) -> int:
@@ -121,11 +138,11 @@ def _streamed(args, shared, selected: list | None, pol_params: dict) -> dict:
     return {"workload": record, "runs": [r.summary() for r in streamed.runs]}
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache run`` on the subcommand set ``sub``."""
-    p = sub.add_parser("run", help="run policies over one workload or trace file",
-                       description="Run one or more policies over one workload or trace file "
-                                   "(docs/model.md §1) and report their run records (§7.2).")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache run`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("Run one or more policies over one workload or trace file (docs/model.md §1) "
+                     "and report their run records (§7.2).")
     cli_args.add_source(p)
     p.add_argument("--paging", action="store_true",
                    help="require a paging trace (object ids in 'requests')")

@@ -125,13 +125,12 @@ def cmd_sweep(args) -> int:
     return 0
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache sweep`` on the subcommand set ``sub``."""
-    p = sub.add_parser("sweep", help="a grid of runs on Dask, into a resumable Parquet store",
-                       description="Run every combination of workload parameters, seeds, "
-                                   "policies and model options (docs/model.md §7) on a Dask "
-                                   "cluster, appending one Parquet part file per finished "
-                                   "chunk.")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache sweep`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
+    p.description = ("Run every combination of workload parameters, seeds, policies and model "
+                     "options (docs/model.md §7) on a Dask cluster, appending one Parquet part "
+                     "file per finished chunk.")
     p.add_argument("--workload", metavar="NAME", required=True, help="a registered workload")
     p.add_argument("--param", metavar="KEY=V1,V2", action="append", default=[],
                    help="workload parameter values (repeatable, one key each)")

@@ -102,9 +102,9 @@ def cmd_import_solar(args) -> int:
                    f"{doc['relevance']}")
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache trace`` on the subcommand set ``sub``."""
-    p = sub.add_parser("trace", help="convert external traces to trace files")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache trace`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
     tsub = p.add_subparsers(dest="trace_command", metavar="{import,import-solar}",
                             required=True)
     imp = tsub.add_parser("import", help="convert one of libCacheSim's request traces or "

@@ -141,9 +141,9 @@ def _workload_options(p) -> None:
     p.add_argument("--seed", type=int, default=0, help="workload seed")
 
 
-def add_parser(sub) -> None:
-    """Register ``semcache workload`` on the subcommand set ``sub``."""
-    p = sub.add_parser("workload", help="list workloads, write one to a trace file, or show one")
+def add_arguments(p) -> None:
+    """The arguments of ``semcache workload`` on its parser ``p`` (its one-line help is
+    in :data:`simulator.cli.commands.COMMANDS`)."""
     wsub = p.add_subparsers(dest="workload_command", metavar="{list,make,show}", required=True)
     lst = wsub.add_parser("list", help="the registered workloads and their parameters")
     lst.add_argument("--json", action="store_true", help="print one JSON object")

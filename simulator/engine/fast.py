@@ -38,10 +38,10 @@ import types
 import numpy as np
 
 from simulator.engine import kernel_cache
-from simulator.engine.cache_slots import (ADMISSIONS, ARRIVING, BAD_DELETE, BAD_VICTIM, BUDGET,
-                                   CAPACITY, EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS, LOGGED,
-                                   MAX_OCCUPANCY, OCCUPIED, REQUESTED_SIZE, SIZE, TOO_LARGE,
-                                   drop_deleted, evict_more, remove_slot)
+from simulator.engine.counts import (ADMISSIONS, ARRIVING, BAD_DELETE, BAD_VICTIM, BUDGET,
+                                     CAPACITY, EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS,
+                                     LOGGED, MAX_OCCUPANCY, OCCUPIED, REQUESTED_SIZE, SIZE,
+                                     TOO_LARGE)
 from simulator.config import njit
 from simulator.engine.fast_index import at
 from simulator.engine.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of,
@@ -59,6 +59,68 @@ _SIZED = False
 # Whether the policy has a ``delete`` hook: a paging request then asks it which slots to
 # drop (a constant of each copy, so the other policies' paging loops compile without it).
 _DROPS = False
+
+
+# How items leave the slot cache: bodies compiled per policy like the step functions
+# below (the hooks ``_on_evict``, ``_victim``, ``_delete`` and ``_SIZED`` bound in).
+def remove_slot(s, t, state, slot_key, key_slot, counts, slot_size):
+    """Shared by eviction and deletion: empty slot ``s`` and tell the policy.
+
+    The caller either refills the slot at once (the last eviction for an admission: the
+    same slot a LIFO free stack would hand out next) or pushes it on the free stack.
+    """
+    key = slot_key[s]
+    _on_evict(state, s, key, t)  # noqa: F821  (bound per policy)
+    key_slot[key] = -1
+    slot_key[s] = -1
+    counts[SIZE] -= 1
+    if _SIZED:
+        counts[OCCUPIED] -= slot_size[s]
+    return key
+
+
+def drop_deleted(t, state, cache, key_slot, free, slot_size, occupied):
+    """After paging request t (a hit, or an admission), remove every slot the policy's
+    ``delete`` names, until it names none (W-TinyLFU: what libCacheSim evicts during a
+    hit); returns the total size cached, which the caller keeps in a register."""
+    slot_key, counts = cache[0], cache[3]
+    d = _delete(state, t, cache)  # noqa: F821
+    if d == -1:
+        return occupied
+    if _SIZED:
+        counts[OCCUPIED] = occupied  # remove_slot counts each dropped size out
+    while d != -1:
+        if d < 0 or d >= slot_key.shape[0] or slot_key[d] < 0:
+            raise RuntimeError(BAD_DELETE, t, d)
+        remove_slot(d, t, state, slot_key, key_slot, counts, slot_size)
+        free[counts[FREE]] = d
+        counts[FREE] += 1
+        counts[EVICTIONS] += 1
+        d = _delete(state, t, cache)  # noqa: F821
+    return counts[OCCUPIED] if _SIZED else occupied
+
+
+def evict_more(v, t, key, x, state, cache, key_slot, free, slot_size):
+    """A sized arrival that one victim ``v`` did not make room for: ``v``'s slot is
+    emptied and freed, and victims follow until the arrival fits; returns the slot the
+    arrival takes (the last victim's)."""
+    slot_key, counts = cache[0], cache[3]
+    size = counts[ARRIVING]
+    slot_key[v] = -1  # v was left for a refill: now it is only emptied
+    counts[SIZE] -= 1
+    while True:
+        free[counts[FREE]] = v
+        counts[FREE] += 1
+        v = _victim(state, t, key, x, cache)  # noqa: F821
+        if v < 0 or v >= slot_key.shape[0] or slot_key[v] < 0:
+            raise RuntimeError(BAD_VICTIM, t, v)
+        remove_slot(v, t, state, slot_key, key_slot, counts, slot_size)
+        counts[EVICTIONS] += 1
+        if counts[OCCUPIED] + size <= counts[BUDGET]:
+            # remove_slot counted v out; the caller refills it as a victim's slot, so it is
+            # counted back in
+            counts[SIZE] += 1
+            return v
 
 
 def _steps(run, t0, t1, phases):

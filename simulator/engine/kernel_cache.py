@@ -1,9 +1,9 @@
 """Which compiled loops numba may cache on disk, under which names, and one compile at a time.
 
 numba's cache checks only the file that defines a function.  The engine's loops are
-copies of functions in ``engine/fast.py`` (and ``engine/cache_slots.py``) with a policy's
-hooks bound in, so their cache entries must be named after everything compiled into them and
-nothing else, so that editing one policy recompiles only that policy's loops:
+copies of functions in ``engine/fast.py`` with a policy's hooks bound in, so their cache
+entries must be named after everything compiled into them and nothing else, so that
+editing one policy recompiles only that policy's loops:
 
 * the engine's files (:data:`ENGINE_HASH`, a fixed list: the loops, their kernels, the
   flags, the random stream and the types of their arguments, which numba's cache index
@@ -61,7 +61,7 @@ _HERE = pathlib.Path(__file__).parent.parent  # the package: this file is in eng
 _ROOT = _HERE.parent  # names hash package files by their path below it, so clones agree
 # Everything of the engine a compiled loop contains; editing the CLI or the runner, or a
 # policy, keeps the others' loops.
-_ENGINE = [_HERE / "engine" / "fast.py", _HERE / "engine" / "cache_slots.py",
+_ENGINE = [_HERE / "engine" / "fast.py", _HERE / "engine" / "counts.py",
            _HERE / "engine" / "kernels.py", _HERE / "config.py",
            _HERE / "engine" / "fast_index.py", _HERE / "rng.py",
            _HERE / "engine" / "run_arrays.py"]

@@ -24,7 +24,7 @@ import traceback
 import numpy as np
 from numba.core.errors import NumbaError
 
-from simulator.engine.cache_slots import BAD_DELETE, BAD_VICTIM
+from simulator.engine.counts import BAD_DELETE, BAD_VICTIM
 from simulator.engine.fast import HOOKS
 from simulator.errors import InputError
 from simulator.engine.hook_source import PACKAGE_DIR, in_package

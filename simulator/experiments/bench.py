@@ -13,7 +13,9 @@ Three comparisons, each on one seeded trace that both sides process:
 * **simpy**: the SimPy engine against a bare SimPy process that calls the same compiled
   step function once per event (target: at least half its rate);
 * **opt**: OPT's min-cost flow against the topic-set DP on the same instance
-  (:mod:`simulator.experiments.bench_opt`).
+  (:mod:`simulator.experiments.bench_opt`);
+* **startup**: ``semcache --version`` in a new process against ``python -c pass``
+  (:mod:`simulator.experiments.bench_startup`).
 
 Each side is timed best of ``REPEATS``, ours after a warm-up run so that compilation is
 excluded (``RunResult.elapsed_s``); libCacheSim's time includes reading its trace file,
@@ -43,7 +45,7 @@ import numpy as np
 import simpy
 
 from simulator.errors import InputError
-from simulator.experiments import bench_opt
+from simulator.experiments import bench_opt, bench_startup
 from simulator.live_run import LiveRun
 from simulator.run_options import MAX_BUDGET
 from simulator.runner import run
@@ -55,9 +57,10 @@ PAGING_POLICIES = ("fifo", "lru", "arc")
 SIZED_POLICIES = ("fifo", "lru")
 # the ratio each comparison should reach: paging 5x libCacheSim's C loop (3x with byte
 # sizes), the sized loop at most 1.3x the unit-size loop's time, the semantic loop 8x a
-# numpy loop, the SimPy engine half a bare SimPy process, OPT's flow twice the topic DP
+# numpy loop, the SimPy engine half a bare SimPy process, OPT's flow twice the topic DP,
+# `semcache --version` at most ten times `python -c pass` (0.3 s where Python starts in 30 ms)
 TARGETS = {"paging": 5.0, "sized": 3.0, "overhead": 1 / 1.3, "semantic": 8.0, "simpy": 0.5,
-           "opt": 2.0}
+           "opt": 2.0, "startup": 0.1}
 # our policy name -> libCacheSim cache class
 LIBCACHESIM = {"fifo": "FIFO", "lru": "LRU", "lfu": "LFU", "arc": "ARC", "belady": "Belady"}
 REPEATS = 7
@@ -290,9 +293,26 @@ def opt_benchmark(steps=10_000, capacity=10, topics=12, repeats=REPEATS) -> dict
     return row
 
 
+def startup_benchmark(repeats=REPEATS) -> dict:
+    """``semcache --version`` against ``python -c pass``, one row (:mod:`.bench_startup`):
+    a start is one request, and ``hits_equal`` says whether ``--version`` answered
+    ``semcache <version>``."""
+    import simulator
+
+    m = bench_startup.measure(repeats=repeats)
+    seconds, expected = m["seconds"], f"semcache {simulator.__version__}"
+    row = _row("startup-version", "python -c pass", 1, 0, seconds["version"], 0,
+               seconds["pass"])
+    row["hits_equal"] = m["answer"] == expected
+    row["meets_target"] = bool(row["ratio"] >= row["target_ratio"] and row["hits_equal"])
+    del row["ours_hits"], row["baseline_hits"]
+    row.update(ours_s=seconds["version"], baseline_s=seconds["pass"], answer=m["answer"])
+    return row
+
+
 def run_all(quick=False) -> list[dict]:
     """Every benchmark row: paging FIFO, LRU and ARC, sized FIFO and LRU, the sized loop's
-    overhead, semantic FIFO, SimPy FIFO, then OPT's flow.
+    overhead, semantic FIFO, SimPy FIFO, OPT's flow, then the command line's start.
 
     ``quick`` uses traces a tenth of the default size (a smoke test, not a measurement).
     """
@@ -301,7 +321,7 @@ def run_all(quick=False) -> list[dict]:
             + sized_benchmark(steps=100_000, objects=10_000, budget=8 << 20) \
             + [sized_loop_benchmark(steps=100_000, objects=10_000, capacity=100),
                semantic_benchmark(steps=2000), simpy_benchmark(steps=2000),
-               opt_benchmark(steps=1000)]
+               opt_benchmark(steps=1000), startup_benchmark(repeats=3)]
     return paging_benchmark() + sized_benchmark() + [sized_loop_benchmark(),
                                                      semantic_benchmark(), simpy_benchmark(),
-                                                     opt_benchmark()]
+                                                     opt_benchmark(), startup_benchmark()]

@@ -21,12 +21,13 @@ def measure(steps: int = 10_000, capacity: int = 10, topics: int = 12,
     """Both solvers on one instance: ``{"cost": {...}, "seconds": {...}}`` keyed ``flow``
     and ``topics``, the seconds the best of ``repeats`` timed rounds."""
     import workloads
-    from theory.opt import flow, topics
+    from theory.opt import flow as opt_flow
+    from theory.opt import topics as opt_topics  # not `topics`: that is the topic count
 
     trace = workloads.get("clusters").generate({"steps": steps, "topics": topics}, seed=seed)
     costs, best = {}, {}
     for _ in range(repeats + 1):  # the first round compiles and is not timed
-        for name, solve in (("flow", flow.solve), ("topics", topics.solve)):
+        for name, solve in (("flow", opt_flow.solve), ("topics", opt_topics.solve)):
             t0 = time.perf_counter()
             cost, _ = solve(trace, capacity, switch_cost)
             seconds = time.perf_counter() - t0

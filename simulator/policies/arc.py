@@ -48,9 +48,8 @@ victim's key there with its size.  Every hook is O(1).
 import numpy as np
 
 from simulator.config import njit
-from simulator.engine.cache_slots import ARRIVING
 from simulator.policies.parts import arc_paging_loop
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, arriving_size
 from simulator.policies.parts.linked_rows import free_row, push_front, unlink
 
 # Layout.  The four lists are circular doubly linked lists through a sentinel row
@@ -136,7 +135,7 @@ def _admit(state, t, key, x, cache):
     table = state[0]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
-    table[_WEIGHT] = 1 + (cache[3][ARRIVING] - 1) * table[_BYTES]
+    table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
     if not (state[1][key >> 6] >> (key & 63)) & 1:
         return True  # a miss in all four lists (ARRIVAL is 0 between admissions)
     node = state[1][table[_W] + key]

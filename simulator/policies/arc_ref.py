@@ -27,7 +27,7 @@ is kept as step stamps, so no hook depends on slot numbers.  Paging mode works t
 import numpy as np
 
 from simulator.config import njit
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, slot_keys
 
 _SPAN = 1 << 21  # stamps per step: retrievals below half of it, an arrival at the top
 # meta (int64): |T1|, |T2|, |B1|, |B2|, ghost list of the arrival, victim's ghost list,
@@ -103,7 +103,7 @@ def _admit(state, t, key, x, cache):
 
 @njit
 def _lru(table, lst, cache):
-    slot_key = cache[0]
+    slot_key = slot_keys(cache)
     best = -1
     for s in range(table.shape[0]):
         if slot_key[s] >= 0 and table[s, 0] == lst and (best < 0 or table[s, 1] < table[best, 1]):

@@ -7,9 +7,10 @@ own bookkeeping, indexed by slot or by item key, and answers two questions: admi
 arriving item? which slot to evict?  Policies never see an engine or a clock.
 
 Hooks (all ``@njit``; ``state`` is what ``init`` returned; ``cache`` is the engine's
-read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, slots]
-(column s is the vector in slot s), ``counts[:2] = [size, capacity]`` and
-``slot_key[s] == -1`` marks a free slot):
+read-only view of its slots, read through the accessors below, never by position:
+:func:`slot_keys` (``-1`` marks a free slot), :func:`slot_vectors`,
+:func:`admission_steps`, :func:`cached_count`, :func:`cache_capacity` and
+:func:`arriving_size`):
 
 ``on_hit(state, slot, t, relevant)``
     the item in ``slot`` was retrieved into R_t (semantic) or requested (paging hit).
@@ -33,6 +34,25 @@ read-only view ``(slot_key, slot_vec, slot_adm, counts)``: ``slot_vec`` is [d, s
     A paging request asks it after a hit's ``on_hit`` and after an admission's
     ``on_insert``, again and again until it gives -1 (W-TinyLFU drops there what
     libCacheSim evicts during a hit).
+
+The call order, per step t (every hook gets t, so a step's calls can be told apart even
+where the SimPy engine interleaves steps), is :data:`HOOK_ORDER`:
+
+* semantic: ``on_hit`` for each retrieved item, ``on_feedback``, then the arrival:
+  ``on_rearrival`` if the item is cached, nothing if it exceeds the budget, else
+  ``admit``; an admission evicts first (``victim`` then ``on_evict``, once with unit
+  sizes, until the item fits with a budget) and then calls ``on_insert``.  Last,
+  ``delete`` on every step, and ``on_evict`` if it names a slot.
+* paging: a hit is ``on_hit``, then ``on_feedback``; a miss is ``on_feedback``, then the
+  arrival as above (``on_rearrival`` only in the SimPy engine, for a miss whose
+  admission is still in flight).  A policy with its own ``delete`` is asked it after
+  the hit's ``on_hit`` and after the admission's ``on_insert``, each slot it names
+  evicted (``on_evict``) and the question asked again, until it gives -1.
+
+So a policy may move its bookkeeping in ``victim`` and rely on ``on_evict`` of that slot
+following at once, before ``on_insert`` (LRU does).  With the SimPy engine's feedback
+``delay`` a step's ``on_feedback`` comes after its arrival, and with its ``loss`` never.
+:func:`simulator.testing.contract.check_hook_order` holds both engines to the order.
 
 A policy declares its :class:`Traits` (randomized, regret-gated, offline), as
 scikit-learn's estimators declare their tags; :func:`simulator.testing.contract.check_policy`
@@ -58,10 +78,12 @@ from typing import Callable
 import numpy as np
 
 from simulator import registration
+from simulator.engine.counts import ARRIVING, CAPACITY, SIZE
 from simulator.config import njit
 from simulator.errors import InputError
 from simulator.engine.hook_source import RETURNS, check_returns, check_signature
 from simulator.params import check_defaults, resolve
+from simulator.policies.context import Context  # noqa: F401  (where it was defined)
 
 
 @njit
@@ -99,6 +121,57 @@ def no_delete(state, t, cache):
     return -1
 
 
+# The cache view.  The engine's tuple and its counts array are its own business and may
+# change; a policy reads them through these, which numba compiles into the caller (a call
+# costs nothing in a loop).
+@njit
+def slot_keys(cache):
+    """Each slot's item key, ``-1`` for a free slot (int64, one per slot)."""
+    return cache[0]
+
+
+@njit
+def slot_vectors(cache):
+    """The cached vectors, [d, slots]: column s is the vector in slot s (float32)."""
+    return cache[1]
+
+
+@njit
+def admission_steps(cache):
+    """The step at which each slot's item was admitted (int64, one per slot)."""
+    return cache[2]
+
+
+@njit
+def cached_count(cache):
+    """How many items the cache holds now."""
+    return cache[3][SIZE]
+
+
+@njit
+def cache_capacity(cache):
+    """The count limit K the engine holds the cache to."""
+    return cache[3][CAPACITY]
+
+
+@njit
+def arriving_size(cache):
+    """The size of the item ``admit`` and ``victim`` are asked about (1 in a run without
+    sizes; docs/model.md §1.8)."""
+    return cache[3][ARRIVING]
+
+
+# The names of the hooks called with one step's t, in call order and each followed by a
+# space, match the mode's pattern (the module docstring says it in words; the SimPy
+# engine's feedback delay and loss aside).
+HOOK_ORDER = {
+    "semantic": (r"(on_hit )*on_feedback "
+                 r"(on_rearrival |admit ((victim on_evict )*on_insert )?)?"
+                 r"delete (on_evict )?"),
+    "paging": (r"on_hit (delete on_evict )*delete on_feedback "
+               r"|on_feedback (on_rearrival |admit ((victim on_evict )*on_insert "
+               r"(delete on_evict )*delete )?)?"),
+}
 MODES = ("semantic", "paging")
 # Each hook's arguments, as the engines pass them (the module docstring).
 HOOK_ARGUMENTS = {"on_hit": ("state", "slot", "t", "relevant"),
@@ -110,37 +183,6 @@ HOOK_ARGUMENTS = {"on_hit": ("state", "slot", "t", "relevant"),
                   "on_rearrival": ("state", "slot", "t"),
                   "delete": ("state", "t", "cache")}
 PAGING_LOOP_ARGUMENTS = ("requests", "n_keys", "capacity", "state", "out_hit")
-
-
-@dataclasses.dataclass(frozen=True)
-class Context:
-    """What a policy's ``init`` may know about the run.
-
-    ``capacity`` is the count limit the policy plans with (K; with a budget and no K, the
-    most items the budget can hold); ``slots`` is how many slots the engine has (at most
-    ``capacity`` and the number of items), which bounds every per-slot array; ``budget``
-    is the total size allowed (docs/model.md §1.8) or None.  ``params`` is the validated
-    parameter dict (defaults filled in); ``trace`` is the whole trace, for offline
-    references such as Belady only.  ``mode`` is ``"semantic"`` or ``"paging"``;
-    ``object_ids`` the trace's own id of each dense key when it has them (a paging
-    trace's ``object_ids``), else None.
-    """
-
-    capacity: int
-    n_keys: int
-    dim: int
-    params: dict
-    seed: int
-    switch_cost: float = 0.0
-    trace: object = None
-    slots: int = 0
-    budget: int | None = None
-    mode: str = "semantic"
-    object_ids: np.ndarray | None = None
-
-    def __post_init__(self):
-        if not self.slots:  # as many slots as the count limit allows items
-            object.__setattr__(self, "slots", min(self.capacity, max(self.n_keys, 1)))
 
 
 @dataclasses.dataclass(frozen=True)

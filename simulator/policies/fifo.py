@@ -1,9 +1,13 @@
 """First-in, first-out: always admit; evict the oldest admission.
 
-State is a ring of slots in admission order.  Hooks stay tiny and free of ``%`` so that
-numba inlines them into the paging loop: a hook that is not inlined costs a call with
-reference counting on every miss, which alone made FIFO three times slower than LRU.
+State is a ring of slots in admission order, a named tuple (:class:`Ring`); the hooks
+unpack it, so a plain tuple of the same two arrays (a user's own ``init`` around FIFO's
+hooks) still works.  Hooks stay tiny and free of ``%`` so that numba inlines them into the
+paging loop: a hook that is not inlined costs a call with reference counting on every
+miss, which alone made FIFO three times slower than LRU.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -11,9 +15,15 @@ from simulator.config import njit
 from simulator.policies.base import Policy
 
 
+class Ring(NamedTuple):
+    """FIFO's state."""
+
+    ring: np.ndarray  # slots in admission order, from ptr[0] on, wrapping around
+    ptr: np.ndarray  # [head, length]
+
+
 def _init(ctx):
-    # ring of slots in admission order; ptr = [head, length]
-    return (np.zeros(ctx.slots, np.int64), np.zeros(2, np.int64))
+    return Ring(ring=np.zeros(ctx.slots, np.int64), ptr=np.zeros(2, np.int64))
 
 
 @njit

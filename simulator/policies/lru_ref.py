@@ -11,7 +11,7 @@ order).  In paging mode (one request per step) it is exactly ``lru``.  O(K) per 
 import numpy as np
 
 from simulator.config import njit
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, admission_steps, slot_keys
 
 
 def _init(ctx):
@@ -30,7 +30,7 @@ def _on_insert(state, slot, key, t):
 
 @njit
 def _victim(state, t, key, x, cache):
-    last, slot_key, slot_adm = state[0], cache[0], cache[2]
+    last, slot_key, slot_adm = state[0], slot_keys(cache), admission_steps(cache)
     best = -1
     for s in range(slot_key.shape[0]):
         if slot_key[s] >= 0 and (best < 0 or last[s] < last[best] or (

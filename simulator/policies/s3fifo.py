@@ -53,8 +53,7 @@ either evicts or lowers a counter that a request raised, so eviction is amortise
 import numpy as np
 
 from simulator.config import njit
-from simulator.engine.cache_slots import ARRIVING
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, arriving_size
 from simulator.policies.parts import sized_ghosts
 from simulator.policies.parts.linked_rows import push_back, unlink
 
@@ -135,7 +134,7 @@ def _admit(state, t, key, x, cache):
     table = state[0]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
-    table[_WEIGHT] = 1 + (cache[3][ARRIVING] - 1) * table[_BYTES]
+    table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
     node = state[1][key]
     table[_ARRIVAL] = 0
     if node >= 0:  # a ghost hit: the key leaves the ghost and will enter main

@@ -29,10 +29,10 @@ With unit sizes the two are the same run.  The size of an item is recorded by th
 import numpy as np
 
 from simulator.config import njit
-from simulator.engine.cache_slots import ARRIVING
 from simulator.engine.kernels import similarities
 from simulator.policies.parts import regret_gate
-from simulator.policies.base import Policy, Traits
+from simulator.policies.base import (Policy, Traits, admission_steps, arriving_size,
+                                    slot_keys, slot_vectors)
 
 PARAMS = {**regret_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
           "age_scale": 100.0, "evict_rank": "score"}
@@ -78,7 +78,7 @@ def _changed(state, slot):
 
 @njit
 def _admit(state, t, key, x, cache):
-    state[9][0] = cache[3][ARRIVING]
+    state[9][0] = arriving_size(cache)
     return regret_gate.admit(state[0])
 
 
@@ -97,13 +97,14 @@ def _on_evict(state, slot, key, t):
 @njit
 def _row(state, s, cache):
     """``state[7][o]`` = cosine of the items in slots s and o (all slots)."""
-    similarities(cache[1][:, s], cache[1], cache[0].shape[0], state[7])
+    vecs = slot_vectors(cache)
+    similarities(vecs[:, s], vecs, slot_keys(cache).shape[0], state[7])
 
 
 @njit
 def _recompute(state, s, cache):
     _row(state, s, cache)
-    slot_key = cache[0]
+    slot_key = slot_keys(cache)
     state[3][s] = 0.0
     state[4][s] = -1
     for o in range(slot_key.shape[0]):
@@ -120,7 +121,7 @@ def _refresh(state, cache):
     slot gets its own row, which may also raise the others' nn.  Every value is the
     float32 cosine the full pairwise scan would compute, so the result is the same.
     """
-    slot_key = cache[0]
+    slot_key = slot_keys(cache)
     n_changed = state[6][-1]
     for i in range(n_changed):
         c = state[6][i]
@@ -148,7 +149,7 @@ def _victim(state, t, key, x, cache):
     _refresh(state, cache)
     hits, w, size = state[1], state[2], state[8]
     per_size = w[4] != 0.0
-    slot_key, _, slot_adm, _ = cache
+    slot_key, slot_adm = slot_keys(cache), admission_steps(cache)
     best = -1
     best_score = np.inf
     for s in range(slot_key.shape[0]):

@@ -25,7 +25,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.parts import authors_gate, authors_views
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, slot_vectors
 
 PARAMS = {**authors_gate.PARAMS, "w_recency": 0.4, "w_use": 0.3, "w_novelty": 0.3,
           "age_scale": 100.0}
@@ -85,7 +85,7 @@ def _victim(state, t, key, x, cache):
         s = order[i]
         diversity = 1.0
         if n > 1:
-            authors_views.sims_in_order(cache[1][:, s], cache, order, n, sims32, vals)
+            authors_views.sims_in_order(slot_vectors(cache)[:, s], cache, order, n, sims32, vals)
             nn = -np.inf
             for j in range(n):
                 if j != i:

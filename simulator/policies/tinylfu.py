@@ -69,8 +69,7 @@ aging costs O(sketch) every 32·M main hits.
 import numpy as np
 
 from simulator.config import njit
-from simulator.engine.cache_slots import ARRIVING
-from simulator.policies.base import Policy
+from simulator.policies.base import Policy, arriving_size
 from simulator.policies.parts import count_min
 from simulator.policies.parts.linked_rows import push_back, unlink
 
@@ -239,7 +238,7 @@ def _admit(state, t, key, x, cache):
     table = state[0]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
-    table[_WEIGHT] = 1 + (cache[3][ARRIVING] - 1) * table[_BYTES]
+    table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
     return table[_WEIGHT] <= table[_CAP_W]
 
 

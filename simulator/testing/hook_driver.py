@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.engine.cache_slots import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
-from simulator.policies.base import Context
+from simulator.engine.counts import ARRIVING, BUDGET, CAPACITY, COUNTS, FREE
+from simulator.policies.context import Context
 from simulator.errors import InputError
 from simulator.rng import check_seed
 from simulator.run_options import NO_BUDGET
@@ -102,8 +102,8 @@ class HookDriver:
             capacity = n_keys
         self.capacity = capacity
         ids = None if trace is None else trace.object_ids
-        ctx = Context(capacity, n_keys, dim, resolved, seed, 0.0, trace, mode=mode,
-                      object_ids=ids)
+        ctx = Context(capacity=capacity, n_keys=n_keys, dim=dim, params=resolved, seed=seed,
+                      trace=trace, mode=mode, object_ids=ids)
         self.state = self.pol.init(ctx)
         # as the engines: one slot per item the count limit allows, never more than the
         # keys (a policy sizes its per-slot state so; a slot beyond it would write out of

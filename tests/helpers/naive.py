@@ -6,44 +6,18 @@ naive_policies_modern.py (docs/model.md §2.3), naive_policies_ref.py (the autho
 and naive_policies_memory.py (the memory-management study).  :func:`naive_run` and
 :func:`naive_paging_run` run the twin of a name through the public reference engine
 (:mod:`simulator.testing.reference`), so a test can register a variant under a new name.
+A twin registers itself, ``@twin_of(name)`` on its class (:mod:`helpers.twins`).
 """
 
 from __future__ import annotations
 
 from simulator.testing import reference_paging_run, reference_run
-from helpers.naive_policies import (Arc, Belady, Fifo, Lfu, Lru, Solar, SolarA, SolarE,
-                            Unlimited)
-from helpers.naive_policies_modern import RandomEvict, S3Fifo, Sieve, TinyLfu, TwoQ
-from helpers.naive_policies_ref import ArcRef, LruRef, SolarARef, SolarERef, SolarRef
+# each twin module registers its twins (helpers.twins) as it is imported
+from helpers import (naive_policies, naive_policies_memory,  # noqa: F401
+                     naive_policies_modern, naive_policies_ref)
+from helpers.twins import TWINS
 
-POLICIES = {
-    "unlimited": Unlimited,
-    "fifo": Fifo,
-    "lru": Lru,
-    "lfu": Lfu,
-    "arc": Arc,
-    "belady": Belady,
-    "solar_e": SolarE,
-    "solar_a": SolarA,
-    "solar": Solar,
-    "sieve": Sieve,
-    "s3fifo": S3Fifo,
-    "twoq": TwoQ,
-    "tinylfu": TinyLfu,
-    "random": RandomEvict,
-    "lru_ref": LruRef,
-    "arc_ref": ArcRef,
-    "solar_e_ref": SolarERef,
-    "solar_a_ref": SolarARef,
-    "solar_ref": SolarRef,
-}
-
-# The memory-management study.
-from helpers.naive_policies_memory import (AddAll, Coarse, Combined, Fixed, History,  # noqa: E402
-                                   Periodic, Strict)
-
-POLICIES.update({"fixed": Fixed, "add_all": AddAll, "strict": Strict, "coarse": Coarse,
-                 "periodic": Periodic, "history": History, "combined": Combined})
+POLICIES = TWINS  # policy name -> its twin class, in the order the modules define them
 
 
 def naive_run(trace, policy, *args, **options) -> dict:

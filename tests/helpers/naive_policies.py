@@ -9,17 +9,21 @@ from __future__ import annotations
 import math
 
 from simulator.testing import SplitMix64, Twin, similarity
+from helpers.twins import twin_of
 
 
+@twin_of("unlimited")
 class Unlimited(Twin):
     unbounded = True
 
 
+@twin_of("fifo")
 class Fifo(Twin):
     def victim(self, t, key, x, cache):
         return min(cache.values(), key=lambda it: it.adm).key
 
 
+@twin_of("lru")
 class Lru(Twin):
     """Recency = (step, phase, rank): admission at t is later than any retrieval at t,
     and within one R_t the better match is the more recent."""
@@ -123,6 +127,7 @@ class Thompson:
         return min(cache, key=lambda k: (scores[k], k))
 
 
+@twin_of("solar_e")
 class SolarE(Twin):
     defaults = Thompson.defaults
 
@@ -143,6 +148,7 @@ class SolarE(Twin):
         return self.ts.victim(t, cache)
 
 
+@twin_of("solar")
 class Solar(SolarE):
     defaults = {**RegretGate.defaults, **Thompson.defaults}
 
@@ -157,6 +163,7 @@ class Solar(SolarE):
         return self.gate.admit()
 
 
+@twin_of("solar_a")
 class SolarA(Twin):
     """Evict argmin w_rec·exp(−age/age_scale) + w_use·r/max(1, age) + w_nov·(1 − nn),
     nn = max(0, highest cosine to another cached item); ties to the smaller key.
@@ -206,6 +213,7 @@ class SolarA(Twin):
         return min(scores)[1]
 
 
+@twin_of("lfu")
 class Lfu(Twin):
     """Fewest retrievals since admission goes.  Ties: ``tie="admission"`` the oldest
     admission; ``tie="bucket"`` the item that reached its current count earliest (within
@@ -242,6 +250,7 @@ class Lfu(Twin):
         return min(cache, key=lambda k: (self.count[k], self.reached[k], k))
 
 
+@twin_of("arc")
 class Arc(Twin):
     """Megiddo–Modha ARC as the module docstring states it (libCacheSim's variant).
 
@@ -332,6 +341,7 @@ class Arc(Twin):
                 del self.size[key]
 
 
+@twin_of("belady")
 class Belady(Twin):
     """Offline MIN (paging): evict the cached object requested again farthest ahead;
     objects never requested again count as infinitely far (ties: smallest key — any

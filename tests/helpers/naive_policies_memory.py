@@ -10,6 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from simulator.testing import SplitMix64, Twin
+from helpers.twins import twin_of
 
 JUDGE_SALT = 0xC0A25E
 JUDGE = {"threshold": 0.5, "false_positive": 0.2, "false_negative": 0.0}
@@ -98,33 +99,40 @@ class Memory(Twin):
         return None
 
 
+@twin_of("fixed")
 class Fixed(Memory):
     addition = "none"
 
 
+@twin_of("add_all")
 class AddAll(Memory):
     addition = "all"
 
 
+@twin_of("strict")
 class Strict(Memory):
     addition = "strict"
 
 
+@twin_of("coarse")
 class Coarse(Memory):
     addition = "coarse"
     defaults = {"warmup": 0, **JUDGE}
 
 
+@twin_of("periodic")
 class Periodic(Memory):
     periodic = True
     defaults = {"warmup": 0, "addition": "strict", **JUDGE, **PERIODIC, "min_size": 1}
 
 
+@twin_of("history")
 class History(Memory):
     history = True
     defaults = {"warmup": 0, "addition": "strict", **JUDGE, **HISTORY, "min_size": 1}
 
 
+@twin_of("combined")
 class Combined(Memory):
     history = periodic = True
     defaults = {"warmup": 0, "addition": "strict", **JUDGE, **HISTORY, **PERIODIC,

@@ -9,7 +9,10 @@ import math
 
 from simulator.testing import SplitMix64, Twin
 from simulator.testing.reference_model import MASK
+from helpers.twins import twin_of
 
+
+@twin_of("sieve")
 class Sieve(Twin):
     """SIEVE: queue oldest first, a visited bit per item, a hand (a key, or None = oldest).
 
@@ -50,6 +53,7 @@ class Sieve(Twin):
         del self.queue[i], self.visited[key]
 
 
+@twin_of("random")
 class RandomEvict(Twin):
     """Items in an array (admission appends; a removal moves the last entry into the hole);
     the victim is entry int(u·n), u the next uniform of stream (seed, 0x52414E44)."""
@@ -102,6 +106,7 @@ def ghost_push(ghost: list, sizes: dict, key, size, cap):
     sizes[key] = size
 
 
+@twin_of("s3fifo")
 class S3Fifo(Sized, Twin):
     """S3-FIFO as libCacheSim's S3FIFO.c: small (max(1, ⌊0.1c⌋)), main (the rest) and ghost
     (⌊0.9c⌋) FIFOs, oldest first, measured in weights; freq += 1 per request, 0 on
@@ -174,6 +179,7 @@ class S3Fifo(Sized, Twin):
         self.ghost_hit = False
 
 
+@twin_of("twoq")
 class TwoQ(Sized, Twin):
     """2Q as libCacheSim's TwoQ.c: A1in FIFO (max(1, ⌊0.25c⌋)), Am LRU (the rest), A1out
     ghost FIFO (⌊0.5c⌋), measured in weights; lists oldest / least recent first.  An
@@ -290,6 +296,7 @@ class CountMin:
         self.c = {x: v >> 1 for x, v in self.c.items()}
 
 
+@twin_of("tinylfu")
 class TinyLfu(Sized, Twin):
     """W-TinyLFU as libCacheSim's WTinyLFU.c (+ SLRU seg-size=1:4), per the module docstring.
 

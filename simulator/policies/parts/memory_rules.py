@@ -54,7 +54,7 @@ import numpy as np
 
 from simulator import rng
 from simulator.config import njit
-from simulator.policies.base import Traits
+from simulator.policies.base import Traits, admission_steps, cached_count, slot_keys
 
 ADDITIONS = ("none", "all", "strict", "coarse")
 JUDGE = {"threshold": 0.5, "false_positive": 0.2, "false_negative": 0.0}
@@ -185,7 +185,7 @@ def _before(a, b, slot_key, slot_adm):
 @njit
 def victim(state, t, key, x, cache):
     """The least useful cached record: lowest (good + 1) / (retrievals + 2)."""
-    slot_key, slot_adm = cache[0], cache[2]
+    slot_key, slot_adm = slot_keys(cache), admission_steps(cache)
     n_ret, n_good = state[1], state[2]
     best = -1
     for s in range(slot_key.shape[0]):
@@ -231,12 +231,12 @@ def _oldest_stale(cfg, last, pos, t, slot_key, slot_adm):
 @njit
 def delete(state, t, cache):
     cfg = state[0]
-    slot_key, slot_adm, counts = cache[0], cache[2], cache[3]
+    slot_key, slot_adm = slot_keys(cache), admission_steps(cache)
     if t < cfg[_WARMUP]:
         return -1
     if cfg[_PERIOD] > 0 and t % cfg[_PERIOD] == 0:
         cfg[_SWEEP] = 1.0
-    if counts[0] <= cfg[_MINSIZE]:
+    if cached_count(cache) <= cfg[_MINSIZE]:
         return -1
     if cfg[_HIST] == 1.0:
         s = _worst_history(cfg, state[1], state[2], slot_key, slot_adm)

@@ -36,7 +36,7 @@ import numpy as np
 
 from simulator import rng
 from simulator.config import njit
-from simulator.engine.cache_slots import ARRIVING
+from simulator.policies.base import admission_steps, arriving_size
 
 PARAMS = {"delta": 5, "beta_step": 0.05, "gamma": 0.1, "novelty_scale": 10.0,
           "reward": "retrieved", "evict_rank": "sample"}
@@ -90,7 +90,7 @@ def on_hit(ts, slot, relevant):
 def note_arrival(ts, cache):
     """From ``admit``: the arriving item's size, which :func:`on_insert` files (the insert
     hook gets no cache view)."""
-    ts[8][_ARRIVING] = cache[3][ARRIVING]
+    ts[8][_ARRIVING] = arriving_size(cache)
 
 
 @njit
@@ -134,7 +134,7 @@ def victim(ts, t, cache):
                 best = s
         return best
     meta[_DRAWN] = t
-    slot_adm = cache[2]
+    slot_adm = admission_steps(cache)
     delta, beta_step, gamma, scale = prm[0], prm[1], prm[2], prm[3]
     per_size = prm[5] != 0.0
     best = -1

@@ -20,6 +20,9 @@ one that reads it fails every check.
 >>> check_policy("fifo")[:3]
 ['check_capacity', 'check_determinism', 'check_randomized']
 
+:func:`check_hook_order` holds the engines themselves to the order in which they call
+a policy's hooks (:data:`~simulator.policies.base.HOOK_ORDER`), with a recording policy.
+
 The checks live in :mod:`~simulator.testing.contract.semantic`,
 :mod:`~simulator.testing.contract.paging` and :mod:`~simulator.testing.contract.budget`; their
 traces and helpers in :mod:`~simulator.testing.contract.traces`.
@@ -27,10 +30,11 @@ traces and helpers in :mod:`~simulator.testing.contract.traces`.
 
 from simulator.testing.contract.contract import (PAGING_CHECKS, SEMANTIC_CHECKS, check_policy,
                                               paging_checks, semantic_checks)
+from simulator.testing.contract.hook_order import check_hook_order
 from simulator.testing.contract.paging import paging_loop_result
 from simulator.testing.contract.traces import (K, clustered_trace, declared, sized_requests,
                                             sized_trace, zipf_requests)
 
-__all__ = ["K", "PAGING_CHECKS", "SEMANTIC_CHECKS", "check_policy", "clustered_trace",
-           "declared", "paging_checks", "paging_loop_result", "semantic_checks",
-           "sized_requests", "sized_trace", "zipf_requests"]
+__all__ = ["K", "PAGING_CHECKS", "SEMANTIC_CHECKS", "check_hook_order", "check_policy",
+           "clustered_trace", "declared", "paging_checks", "paging_loop_result",
+           "semantic_checks", "sized_requests", "sized_trace", "zipf_requests"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from simulator import policies
-from simulator.policies.base import Context
+from simulator.policies.context import Context
 from simulator.testing.contract.traces import (K, SEEDS, clustered_trace, declared, replay,
                                             require, results_equal, semantic_traces)
 from simulator.runner import run
@@ -74,8 +74,9 @@ def check_reset(name, params=None):
     require(results_equal(first, again), "a run depends on the runs before it")
     pol = policies.resolve(name)
     tr = traces["fresh"]
-    ctx = Context(K, tr.n_keys, tr.dim, pol.resolve_params(params), 3, 0.0,
-                  tr if declared(name, params).offline else None)
+    ctx = Context(capacity=K, n_keys=tr.n_keys, dim=tr.dim,
+                  params=pol.resolve_params(params), seed=3,
+                  trace=tr if declared(name, params).offline else None)
     s1, s2 = pol.init(ctx), pol.init(ctx)
     a1, a2 = flatten(s1), flatten(s2)
     require(len(a1) == len(a2), "two init calls give different numbers of arrays")
