@@ -4,10 +4,15 @@ words a/an/the/and removed, Porter stems, multiset overlap, and the per-category
 
 import pytest
 
-pytest.importorskip("nltk")  # the stemmer comes with the text extra
+from workloads.data.answer_f1 import (best_turn_f1, f1_score, normalize_answer, question_f1,
+                                     tokens)
 
-from workloads.data.answer_f1 import (best_turn_f1, f1_score, normalize_answer,  # noqa: E402
-                                 question_f1, tokens)
+
+@pytest.fixture(autouse=True, scope="module")
+def _stemmer():
+    # the stemmer comes with the text extra; imported when a test runs, not at collection
+    # (NLTK takes seconds to import, in every worker)
+    pytest.importorskip("nltk")
 
 
 @pytest.mark.parametrize("text, expected", [

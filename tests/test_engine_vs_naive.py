@@ -11,6 +11,8 @@ own tie-breaks are compared, not only the easy cases.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 from hypothesis import example, given, settings
@@ -148,16 +150,20 @@ def test_semantic_engine_equals_naive(name, inst, seed, data):
     assert_same_as_reference(name, POLICIES[name], inst, params=params, seed=seed)
 
 
+PINNED = {"all_equal": ALL_EQUAL, "restream": RESTREAM, "evidence": EVIDENCE,
+          "opposite": OPPOSITE}
+
+
 @pytest.mark.parametrize("name", SEMANTIC)
-@pytest.mark.parametrize("pinned", [ALL_EQUAL, RESTREAM, EVIDENCE, OPPOSITE],
-                         ids=["all_equal", "restream", "evidence", "opposite"])
-@pytest.mark.parametrize("k", [1, 2, 5])
-@pytest.mark.parametrize("capacity", [1, 2, 4])
-def test_pinned_cases_over_options(name, pinned, k, capacity):
-    arrays, options = pinned
-    for quality in ("hit", "precision", "similarity"):
-        check_semantic(name, arrays, {**options, "capacity": capacity, "top_k": k,
-                                      "quality": quality}, {})
+def test_pinned_cases_over_options(name, subtests):
+    """Every pinned case at every K, k and quality: one test per policy (its loop compiles
+    once), one subtest per combination, so a failure names its combination."""
+    for case_name, (arrays, options) in PINNED.items():
+        for k, capacity, quality in itertools.product(
+                (1, 2, 5), (1, 2, 4), ("hit", "precision", "similarity")):
+            with subtests.test(case=case_name, k=k, capacity=capacity, quality=quality):
+                check_semantic(name, arrays, {**options, "capacity": capacity, "top_k": k,
+                                              "quality": quality}, {})
 
 
 def test_similarity_is_float32_in_index_order():

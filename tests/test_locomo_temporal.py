@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from simulator.experiments.reproduce import REGISTRY, locomo_temporal, paper_tables, reproduce
+from simulator.experiments.reproduce import REGISTRY, locomo_temporal, paper_tables
 from simulator.experiments.reproduce.base import PAPER_POLICIES
 from simulator.experiments.reproduce.locomo_temporal import (VERDICTS, _findings, _Stats,
                                                              _table5, _table6, statistics)
+from helpers import quick_runs
 
 
 def test_statistics_by_hand():
@@ -95,7 +96,8 @@ needs_locomo = pytest.mark.skipif(not REGISTRY["locomo"].available(),
 
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
-    return reproduce("locomo", quick=True, out_dir=str(tmp_path_factory.mktemp("t")))[0]
+    # made once per session (quick_runs), and read by the quick report too
+    return quick_runs.quick_tables(tmp_path_factory)["locomo"][0]
 
 
 def _finite(v) -> bool:

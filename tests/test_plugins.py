@@ -61,6 +61,13 @@ def _write(folder, name):
     return path
 
 
+@pytest.fixture(scope="module")
+def shared_plugin(tmp_path_factory):
+    """One plugin file for the tests that only use it: its loops compile in the first and
+    load from numba's disk cache in the others (each would compile its own otherwise)."""
+    return _write(tmp_path_factory.mktemp("plugin"), "redundancy")
+
+
 @pytest.fixture
 def forget(monkeypatch):
     """Registries and loaded plugins as they were, after the test."""
@@ -79,17 +86,17 @@ def _semcache(args, env=None, check=True):
     return done
 
 
-def test_a_plugin_policy_runs_in_run_and_opt_by_flag_and_by_variable(tmp_path, forget,
+def test_a_plugin_policy_runs_in_run_and_opt_by_flag_and_by_variable(shared_plugin, forget,
                                                                       capsys):
-    path = _write(tmp_path, "redundancy_a")
+    path = shared_plugin
     run = ["run", "--workload", "clusters", "--param", "steps=200", "--policy",
-           "redundancy_a,fifo", "--capacity", "5", "--json"]
+           "redundancy,fifo", "--capacity", "5", "--json"]
     assert main(["--plugin", str(path), *run]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert [r["policy"] for r in doc["runs"]] == ["redundancy_a", "fifo"]
+    assert [r["policy"] for r in doc["runs"]] == ["redundancy", "fifo"]
     # the variable, in a fresh process; and the flag after the subcommand
     done = _semcache(run, env={"SEMCACHE_PLUGINS": str(path)})
-    assert json.loads(done.stdout)["runs"][0]["policy"] == "redundancy_a"
+    assert json.loads(done.stdout)["runs"][0]["policy"] == "redundancy"
     assert main(["opt", "--plugin", str(path), "--workload", "clusters", "--param",
                  "steps=60", "--capacity", "3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["exact"]
@@ -132,26 +139,24 @@ def test_a_bad_plugin_is_one_line(text, said, tmp_path, forget, capsys):
     assert err.count("\n") == 1 and said in err and "Traceback" not in err
 
 
-def test_claims_from_a_file_give_a_replayable_violation_and_not_refuted(tmp_path, forget):
-    _write(tmp_path, "redundancy_d")
+def test_claims_from_a_file_give_a_replayable_violation_and_not_refuted(tmp_path, forget,
+                                                                         shared_plugin):
     claims = tmp_path / "my_claims.py"
-    claims.write_text(textwrap.dedent(CLAIMS.format(module="redundancy_d",
-                                                    name="redundancy_d")))
+    claims.write_text(textwrap.dedent(CLAIMS.format(module="redundancy", name="redundancy")))
     out = tmp_path / "co"
-    done = _semcache(["claims", "--file", str(claims), "--out", str(out), "--json"],
-                     env={"PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])})
+    env = {"PYTHONPATH": os.pathsep.join([str(shared_plugin.parent), *sys.path])}
+    done = _semcache(["claims", "--file", str(claims), "--out", str(out), "--json"], env=env)
     found = {c["id"]: c for c in json.loads(done.stdout)["claims"]}
-    bad, good = found["redundancy_d-cr"], found["redundancy_d-n"]
+    bad, good = found["redundancy-cr"], found["redundancy-n"]
     assert bad["verdict"] == "violated" and bad["basis"]["kind"] == "search"
     assert good["verdict"] == "not refuted"
     run_line, opt_line = bad["instance"]["reproduce"]
     assert f"--plugin {claims}" in run_line  # the replay names the plugin it needs
-    env = {"PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
     cost = json.loads(_semcache(shlex.split(run_line)[1:] + ["--json"], env).stdout)
     best = json.loads(_semcache(shlex.split(opt_line)[1:] + ["--json"], env).stdout)
     assert cost["runs"][0]["cost"] > 1.1 * best["opt_cost"]
     # a plugin's claims join the registry: `semcache claims --only` runs them
-    done = _semcache(["claims", "--only", "redundancy_d-n", "--out", str(out), "--json"],
+    done = _semcache(["claims", "--only", "redundancy-n", "--out", str(out), "--json"],
                      env=dict(env, SEMCACHE_PLUGINS=str(claims)))
     assert json.loads(done.stdout)["claims"][0]["verdict"] == "not refuted"
 
@@ -166,11 +171,11 @@ def test_a_plugin_policys_loops_load_from_disk_in_a_second_process(tmp_path):
     assert first["hits"] == second["hits"]
 
 
-def test_a_sweep_of_a_plugin_policy_runs_on_two_dask_workers(tmp_path):
-    path = _write(tmp_path, "redundancy_f")
+def test_a_sweep_of_a_plugin_policy_runs_on_two_dask_workers(tmp_path, shared_plugin):
     out = tmp_path / "store"
     done = _semcache(["sweep", "--workload", "clusters", "--param", "steps=150", "--policy",
-                      "redundancy_f,fifo", "--capacity", "3,5", "--seeds", "0", "--workers",
-                      "2", "--out", str(out), "--json"], env={"SEMCACHE_PLUGINS": str(path)})
+                      "redundancy,fifo", "--capacity", "3,5", "--seeds", "0", "--workers",
+                      "2", "--out", str(out), "--json"],
+                     env={"SEMCACHE_PLUGINS": str(shared_plugin)})
     doc = json.loads(done.stdout)
     assert doc["rows_written"] == 4 and doc["workers"] == 2

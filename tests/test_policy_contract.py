@@ -8,16 +8,32 @@ from simulator.testing.contract import (K, check_policy, declared, paging_checks
                                      semantic_checks, zipf_requests)
 
 
-@pytest.mark.parametrize("name, check", semantic_checks(),
-                         ids=[f"{n}-{c.__name__}" for n, c in semantic_checks()])
-def test_semantic_contract(name, check):
-    check(name)
+def _by_policy(checks):
+    """``{policy: [check, ...]}`` in the contract's order."""
+    out = {}
+    for name, check in checks:
+        out.setdefault(name, []).append(check)
+    return out
 
 
-@pytest.mark.parametrize("name, check", paging_checks(),
-                         ids=[f"{n}-{c.__name__}" for n, c in paging_checks()])
-def test_paging_contract(name, check):
-    check(name)
+SEMANTIC = _by_policy(semantic_checks())
+PAGING = _by_policy(paging_checks())
+
+
+# One test per policy (its loops compile once, on one worker) and one subtest per check,
+# so a failure still names its policy and check.
+@pytest.mark.parametrize("name, checks", SEMANTIC.items(), ids=list(SEMANTIC))
+def test_semantic_contract(name, checks, subtests):
+    for check in checks:
+        with subtests.test(check=check.__name__):
+            check(name)
+
+
+@pytest.mark.parametrize("name, checks", PAGING.items(), ids=list(PAGING))
+def test_paging_contract(name, checks, subtests):
+    for check in checks:
+        with subtests.test(check=check.__name__):
+            check(name)
 
 
 def test_every_policy_runs_somewhere():

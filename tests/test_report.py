@@ -18,6 +18,7 @@ from simulator.cli import main
 from simulator.experiments import report
 from simulator.experiments.reproduce import REGISTRY
 from theory.claims import REGISTRY as CLAIMS
+from helpers import quick_runs
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "docs" / "report"
@@ -25,12 +26,10 @@ COMMITTED = ROOT / "docs" / "report"
 
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
-    """A quick report as a user without data makes it."""
-    folder = tmp_path_factory.mktemp("report") / "out"
-    assert main(["reproduce", "all", "--quick", "--report", str(folder)]) == 0
-    with open(folder / "report.json", encoding="utf-8") as fh:
-        manifest = json.load(fh)
-    return folder, manifest, (folder / "index.md").read_text(encoding="utf-8")
+    """A quick report as a user without data makes it, made once per session
+    (:mod:`quick_runs`)."""
+    made = quick_runs.quick_report(tmp_path_factory)
+    return made["folder"], made["manifest"], made["index"]
 
 
 def test_index_lists_every_figure_and_each_png_is_written(quick_report):

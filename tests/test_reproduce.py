@@ -3,11 +3,11 @@
 import json
 import os
 
-import pyarrow.parquet as pq
 import pytest
 
 from simulator.cli import main
 from simulator.experiments.reproduce import REGISTRY, get, reproduce
+from helpers import quick_runs
 
 # Experiments whose data and extras are here (locomo needs the LoCoMo data and the model).
 HERE = [name for name, exp in REGISTRY.items() if exp.available()]
@@ -15,12 +15,15 @@ HERE = [name for name, exp in REGISTRY.items() if exp.available()]
 
 @pytest.fixture(scope="module")
 def quick_docs(tmp_path_factory):
-    out = tmp_path_factory.mktemp("repro")
-    return {name: reproduce(name, quick=True, out_dir=str(out)) for name in HERE}
+    # made once per session (quick_runs), and read by the quick report too
+    tables = quick_runs.quick_tables(tmp_path_factory)
+    return {name: tables[name] for name in HERE}
 
 
 @pytest.mark.parametrize("name", HERE)
 def test_table_contract_and_files(quick_docs, name):
+    import pyarrow.parquet as pq
+
     doc, files = quick_docs[name]
     assert doc["table"] == name and doc["columns"] and doc["rows"]
     for row in doc["rows"]:
