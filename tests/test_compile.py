@@ -97,16 +97,17 @@ def test_a_loop_is_named_after_the_files_its_hooks_reach_and_the_engine():
 
 def test_an_imported_constant_is_part_of_the_name(monkeypatch):
     """numba freezes a global's value into the code: a constant imported from another
-    module (tinylfu reads ``ARRIVING`` from engine/counts) names the loop by its value."""
+    module (policies/base.py's ``arriving_size``, which tinylfu calls, reads ``ARRIVING``
+    from engine/counts) names the loop by its value."""
     from simulator import policies
     from simulator.engine import kernel_cache
     from simulator.engine.fast import hooks_of
-    from simulator.policies import tinylfu
+    from simulator.policies import base
 
     pol = policies.get("tinylfu")
-    assert "simulator.policies.tinylfu._admit:ARRIVING" in _reach("tinylfu")[1]
+    assert "simulator.policies.base.arriving_size:ARRIVING" in _reach("tinylfu")[1]
     before = kernel_cache.suffix(pol, hooks_of(pol))
-    monkeypatch.setattr(tinylfu, "ARRIVING", tinylfu.ARRIVING + 1)
+    monkeypatch.setattr(base, "ARRIVING", base.ARRIVING + 1)
     assert kernel_cache.suffix(pol, hooks_of(pol)) != before
 
 
