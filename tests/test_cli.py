@@ -344,7 +344,7 @@ def test_ctrl_c_exits_130_without_traceback(capsys, monkeypatch):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(runner, "run", interrupted)
+    monkeypatch.setattr(runner, "run_checked", interrupted)  # what semcache run calls
     assert main(["run", *SMALL, "--policy", "fifo", "--json"]) == 130
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == "semcache: interrupted\n"

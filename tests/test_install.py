@@ -63,8 +63,9 @@ def test_the_three_packages_load_from_one_installed_root(tmp_path):
 
 def _dry_run(target: str, venv) -> list:
     """The commands ``make TARGET`` runs from a fresh clone (a venv not yet there)."""
-    done = subprocess.run(["make", "-n", target, f"VENV={venv}"], cwd=ROOT,
-                          capture_output=True, text=True, timeout=60)
+    # --no-print-directory: under `make test` (MAKELEVEL set) make would add its own lines
+    done = subprocess.run(["make", "-n", "--no-print-directory", target, f"VENV={venv}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     return [line for line in done.stdout.splitlines() if not line.startswith("#")]
 

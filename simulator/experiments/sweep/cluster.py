@@ -159,7 +159,8 @@ def stop_local(helper: subprocess.Popen) -> None:
 def run_chunks(client, fn, work: list, done, stop: threading.Event) -> None:
     """Submit ``fn(chunk)`` for every chunk; call ``done(*result)`` as each finishes.
 
-    Polls rather than blocks, so a set ``stop`` raises KeyboardInterrupt between chunks;
+    Polls rather than blocks, so a set ``stop`` raises KeyboardInterrupt between chunks
+    (between two of a batch found done at once, too);
     the chunks not yet finished are cancelled on the way out.
     """
     from distributed import as_completed
@@ -171,7 +172,9 @@ def run_chunks(client, fn, work: list, done, stop: threading.Event) -> None:
             if stop.is_set():
                 raise KeyboardInterrupt
             batch = results.next_batch(block=False)
-            for future in batch:
+            for future in batch:  # a busy client may find many chunks done at once
+                if stop.is_set():
+                    raise KeyboardInterrupt
                 done(*future.result())
             if not batch:
                 time.sleep(0.05)
