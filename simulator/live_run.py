@@ -113,8 +113,15 @@ class LiveRun:
         options = given_or_built(options, policy, capacity=capacity, top_k=top_k,
                                  switch_cost=switch_cost, quality=quality, budget=budget,
                                  seed=seed, params=params)
-        # the whole run is made here; object.__init__ then ignores the arguments
+        # the whole run is made here; __init__ then has nothing left to do
         return start(trace, options, before_retrieve, made_as=cls)
+
+    def __init__(self, trace, policy=None, *, capacity=UNSET, top_k=UNSET, quality=UNSET,
+                 switch_cost=UNSET, seed=UNSET, params=UNSET, before_retrieve=None,
+                 budget=UNSET, options: RunOptions | None = None):
+        # the signature the class documents (read by help() and the API reference);
+        # __new__ has made the run from these arguments
+        pass
 
     def _start(self, trace, options: RunOptions, before_retrieve, memory_checked: bool):
         pol, prm = options.policy, dict(options.params)
