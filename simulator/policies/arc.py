@@ -89,6 +89,12 @@ _T1, _T2, _B1, _B2 = (-2, 0), (-2, 1), (-2, 2), (-2, 3)       # sentinel row; si
 _ARRIVAL, _DEST, _FREE, _K, _WEIGHT = (-1, 0), (-1, 1), (-1, 2), (-1, 3), (-1, 4)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_BY_KEY = 1  # the ghost bitmap, then each key's ghost node (above)
+_TARGET = 2  # [p], T1's adaptive target size (a float, as in libCacheSim)
+
+
 def _init(ctx):
     # rows: S slots, the T1 and T2 sentinels, a pool of ghost nodes, the B1 and B2
     # sentinels, counters.  _K is c: the budget when there is one, else K.
@@ -122,26 +128,26 @@ def _to_t2(table, slot):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    _to_t2(state[0], slot)
+    _to_t2(state[_TABLE], slot)
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    _to_t2(state[0], slot)
+    _to_t2(state[_TABLE], slot)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
     table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
-    if not (state[1][key >> 6] >> (key & 63)) & 1:
+    if not (state[_BY_KEY][key >> 6] >> (key & 63)) & 1:
         return True  # a miss in all four lists (ARRIVAL is 0 between admissions)
-    node = state[1][table[_W] + key]
+    node = state[_BY_KEY][table[_W] + key]
     g = table[node, _LIST]
     # p is read and written on the straight-line path (see the layout note)
-    p = state[2][0]
+    p = state[_TARGET][0]
     b1 = table[_B1]
     b2 = table[_B2]
     if g == 1:  # case II: towards a larger T1; the ratio uses |B1| before the key leaves
@@ -151,8 +157,8 @@ def _admit(state, t, key, x, cache):
         p = max(p - max(b1 / b2, 1.0), 0.0)
         b2 -= table[node, _SIZE]
     free_row(table, node, _FREE)
-    state[1][key >> 6] &= ~(1 << (key & 63))
-    state[2][0] = p
+    state[_BY_KEY][key >> 6] &= ~(1 << (key & 63))
+    state[_TARGET][0] = p
     table[_B1] = b1
     table[_B2] = b2
     table[_ARRIVAL] = g
@@ -162,16 +168,16 @@ def _admit(state, t, key, x, cache):
 @njit
 def _drop_ghost(state, node):
     """Forget the ghost in ``node`` (a list's LRU, trimmed by case IV)."""
-    table = state[0]
+    table = state[_TABLE]
     old = table[node, _KEY]
     table[_B1 if table[node, _LIST] == 1 else _B2] -= table[node, _SIZE]
-    state[1][old >> 6] &= ~(1 << (old & 63))
+    state[_BY_KEY][old >> 6] &= ~(1 << (old & 63))
     free_row(table, node, _FREE)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     k, s = table[_K], table[_S]
     b1_head = table[_GHOSTS]
     g = table[_ARRIVAL]
@@ -186,7 +192,7 @@ def _victim(state, t, key, x, cache):
             _drop_ghost(state, table[b1_head + 1, _PREV])
     # REPLACE
     t1 = table[_T1]
-    p = state[2][0]
+    p = state[_TARGET][0]
     if (t1 > 0 and (t1 > p or (t1 == p and g == 2))) or table[_T2] == 0:
         table[_DEST] = 1
         return table[s, _PREV]
@@ -196,7 +202,7 @@ def _victim(state, t, key, x, cache):
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     lst = table[slot, _LIST]
     w = table[slot, _SIZE]
     table[_T1 if lst == 1 else _T2] -= w
@@ -210,13 +216,13 @@ def _on_evict(state, slot, key, t):
         table[node, _SIZE] = w
         table[_B1 if dest == 1 else _B2] += w
         push_front(table, table[_GHOSTS] + dest - 1, node, dest)
-        state[1][key >> 6] |= 1 << (key & 63)
-        state[1][table[_W] + key] = node
+        state[_BY_KEY][key >> 6] |= 1 << (key & 63)
+        state[_BY_KEY][table[_W] + key] = node
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     lst = 2 if table[_ARRIVAL] != 0 else 1  # a ghost hit enters T2
     table[_ARRIVAL] = 0
     w = table[_WEIGHT]

@@ -35,20 +35,26 @@ _SPAN = 1 << 21  # stamps per step: retrievals below half of it, an arrival at t
 _N1, _N2, _NB1, _NB2, _ARR, _DEST, _LAST_T, _J, _CLOCK, _K = range(10)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_BY_SLOT = 0  # per slot: (list, stamp)
+_BY_KEY = 1  # per key: (ghost list, ghost stamp)
+_GHOSTS = 2  # per ghost list: its keys (at most K each, never more than there are keys)
+_META = 3  # the counters above
+_TARGET = 4  # [p], T1's target size
+
+
 def _init(ctx):
     k = ctx.capacity
     meta = np.zeros(10, np.int64)
     meta[_LAST_T] = -1
     meta[_K] = k
-    # per slot (list, stamp); per key (ghost list, ghost stamp); ghost keys per list (at
-    # most K each, and never more than there are keys); p
     return (np.zeros((ctx.slots, 2), np.int64), np.zeros((ctx.n_keys, 2), np.int64),
             np.full((2, min(k, ctx.n_keys) + 1), -1, np.int64), meta, np.zeros(1))
 
 
 @njit
 def _to_t2(state, slot, stamp):
-    table, meta = state[0], state[3]
+    table, meta = state[_BY_SLOT], state[_META]
     if table[slot, 0] == 1:
         meta[_N1] -= 1
         meta[_N2] += 1
@@ -58,7 +64,7 @@ def _to_t2(state, slot, stamp):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    meta = state[3]
+    meta = state[_META]
     if meta[_LAST_T] != t:
         meta[_LAST_T] = t
         meta[_J] = 0
@@ -75,7 +81,7 @@ def _on_rearrival(state, slot, t):
 @njit
 def _forget(state, lst, key):
     """Take ``key`` out of ghost list ``lst`` (1 or 2)."""
-    ghosts, meta = state[2][lst - 1], state[3]
+    ghosts, meta = state[_GHOSTS][lst - 1], state[_META]
     n = meta[_NB1 + lst - 1] - 1
     i = 0
     while ghosts[i] != key:
@@ -83,13 +89,13 @@ def _forget(state, lst, key):
     ghosts[i] = ghosts[n]
     ghosts[n] = -1
     meta[_NB1 + lst - 1] = n
-    state[1][key, 0] = 0
+    state[_BY_KEY][key, 0] = 0
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    meta, p = state[3], state[4]
-    g = state[1][key, 0]
+    meta, p = state[_META], state[_TARGET]
+    g = state[_BY_KEY][key, 0]
     nb1, nb2 = meta[_NB1], meta[_NB2]
     if g == 1:
         p[0] = min(p[0] + max(1.0, nb2 / max(nb1, 1)), float(meta[_K]))
@@ -113,7 +119,7 @@ def _lru(table, lst, cache):
 
 @njit
 def _victim(state, t, key, x, cache):
-    table, meta, p = state[0], state[3], state[4][0]
+    table, meta, p = state[_BY_SLOT], state[_META], state[_TARGET][0]
     n1 = meta[_N1]
     if n1 > 0 and (n1 > p or (meta[_ARR] == 2 and n1 == np.floor(p))):
         lst = 1
@@ -127,14 +133,14 @@ def _victim(state, t, key, x, cache):
 
 @njit
 def _on_evict(state, slot, key, t):
-    table, keys, meta = state[0], state[1], state[3]
+    table, keys, meta = state[_BY_SLOT], state[_BY_KEY], state[_META]
     meta[_N1 if table[slot, 0] == 1 else _N2] -= 1
     table[slot, 0] = 0
     lst = meta[_DEST]
     meta[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if lst == 0:
         return
-    ghosts = state[2][lst - 1]
+    ghosts = state[_GHOSTS][lst - 1]
     n = meta[_NB1 + lst - 1]
     ghosts[n] = key
     keys[key, 0] = lst
@@ -155,7 +161,7 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _on_insert(state, slot, key, t):
-    table, meta = state[0], state[3]
+    table, meta = state[_BY_SLOT], state[_META]
     lst = 2 if meta[_ARR] != 0 else 1  # a ghost hit enters T2
     meta[_ARR] = 0
     meta[_N1 if lst == 1 else _N2] += 1

@@ -100,6 +100,11 @@ def sizes(capacity, small_ratio=0.1, ghost_ratio=0.9):
     return small, capacity - small, int(capacity * ghost_ratio)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_GHOST_OF = 1  # per key: its ghost node, or -1 (int32)
+
+
 def _init(ctx):
     k, p = ctx.slots, ctx.params
     sized = ctx.budget is not None
@@ -121,31 +126,31 @@ def _init(ctx):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    state[0][slot, _VAL] += 1
+    state[_TABLE][slot, _VAL] += 1
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    state[0][slot, _VAL] += 1
+    state[_TABLE][slot, _VAL] += 1
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
     table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
-    node = state[1][key]
+    node = state[_GHOST_OF][key]
     table[_ARRIVAL] = 0
     if node >= 0:  # a ghost hit: the key leaves the ghost and will enter main
-        sized_ghosts.forget(table, state[1], node, _VAL, _WT, _N_GHOST, _FREE)
+        sized_ghosts.forget(table, state[_GHOST_OF], node, _VAL, _WT, _N_GHOST, _FREE)
         table[_ARRIVAL] = 1
     return table[_WEIGHT] <= table[_CAP_SMALL]
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     k = table[_K]
     table[_EVICTED] = 1
     while True:
@@ -173,7 +178,7 @@ def _victim(state, t, key, x, cache):
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     if table[slot, _LIST] == 1:
         table[_N_SMALL] -= table[slot, _WT]
     else:
@@ -183,13 +188,13 @@ def _on_evict(state, slot, key, t):
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_GHOST] > 0:
         # row shape[0] - 4 is the ghost sentinel
-        sized_ghosts.remember(table, state[1], table.shape[0] - 4, key, table[slot, _WT],
+        sized_ghosts.remember(table, state[_GHOST_OF], table.shape[0] - 4, key, table[slot, _WT],
                               _VAL, _WT, 3, _N_GHOST, table[_CAP_GHOST], _FREE)
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     k = table[_K]
     w = table[_WEIGHT]
     table[slot, _WT] = w

@@ -113,6 +113,12 @@ def sizes(capacity, window_ratio=0.01, paging=False):
     return window, probation, int(4.0 / 5 * main) if paging else main - probation
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_COUNTERS = 1  # the count-min sketch's counters (count_min.build)
+_CELLS = 2  # each key's sketch cells (count_min.build)
+
+
 def _init(ctx):
     k = ctx.slots
     sized = ctx.budget is not None
@@ -138,7 +144,7 @@ def _init(ctx):
 def deferrals(state):
     """How many items this run's policy has deferred so far (in paging mode: dropped);
     a statistic for tests."""
-    return int(state[0][_DEFERRALS])
+    return int(state[_TABLE][_DEFERRALS])
 
 
 @njit
@@ -194,7 +200,7 @@ def _trim_probation(table):
 
 @njit
 def _request(state, slot):
-    table = state[0]
+    table = state[_TABLE]
     lst = table[slot, _LIST]
     if lst == 4:
         return  # deferred: waits for the engine's next victim
@@ -202,11 +208,11 @@ def _request(state, slot):
     if lst == 1:
         _push_recent(table, 1, slot)
         return
-    count_min.add(state[1], state[2], table[slot, _KEY])
+    count_min.add(state[_COUNTERS], state[_CELLS], table[slot, _KEY])
     table[_HITS] += 1
     if table[_HITS] >= table[_PERIOD]:
         table[_HITS] = 0
-        count_min.halve(state[1])
+        count_min.halve(state[_COUNTERS])
     _push_recent(table, 3, slot)
     if lst == 2:
         w = table[slot, _WT]
@@ -235,7 +241,7 @@ def _on_rearrival(state, slot, t):
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
     table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
@@ -244,18 +250,18 @@ def _admit(state, t, key, x, cache):
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     table[slot, _KEY] = key
     w = table[_WEIGHT]
     table[slot, _WT] = w
     _push_recent(table, 1, slot)
     table[_N_W] += w
-    count_min.add(state[1], state[2], key)
+    count_min.add(state[_COUNTERS], state[_CELLS], key)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     k = table[_K]
     if table[_N_D] > 0:  # deferred items first
         return table[k + 3, _NEXT]
@@ -267,28 +273,28 @@ def _victim(state, t, key, x, cache):
             unlink(table, w)
             table[_N_W] -= table[w, _WT]
             _main_insert(table, w)
-            count_min.add(state[1], state[2], wkey)
+            count_min.add(state[_COUNTERS], state[_CELLS], wkey)
             continue
         if main > 0:
             m = _main_victim(table)
-            if (count_min.estimate(state[1], state[2], wkey)
-                    > count_min.estimate(state[1], state[2], table[m, _KEY])):
+            if (count_min.estimate(state[_COUNTERS], state[_CELLS], wkey)
+                    > count_min.estimate(state[_COUNTERS], state[_CELLS], table[m, _KEY])):
                 unlink(table, m)
                 table[-3, table[m, _LIST]] -= table[m, _WT]
                 unlink(table, w)
                 table[_N_W] -= table[w, _WT]
                 _main_insert(table, w)
-                count_min.add(state[1], state[2], wkey)
+                count_min.add(state[_COUNTERS], state[_CELLS], wkey)
                 table[_DONE] = m  # already out of main: on_evict only acknowledges
                 return m
-        count_min.add(state[1], state[2], wkey)
+        count_min.add(state[_COUNTERS], state[_CELLS], wkey)
         return w
     return _main_victim(table)
 
 
 @njit
 def _delete(state, t, cache):
-    table = state[0]
+    table = state[_TABLE]
     if table[_PAGING] and table[_N_D] > 0:  # paging: a deferred item leaves now
         return table[table[_K] + 3, _NEXT]
     return -1
@@ -296,7 +302,7 @@ def _delete(state, t, cache):
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     if table[_DONE] == slot:
         table[_DONE] = -1
         return

@@ -95,6 +95,11 @@ def sizes(capacity, in_ratio=0.25, out_ratio=0.5):
     return max(1, int(capacity * in_ratio)), int(capacity * out_ratio)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_GHOST_OF = 1  # per key: its A1out node, or -1 (int32)
+
+
 def _init(ctx):
     k = ctx.slots
     sized = ctx.budget is not None
@@ -113,7 +118,7 @@ def _init(ctx):
 
 def deferrals(state):
     """How many deferred items the engine has evicted so far (a statistic for tests)."""
-    return int(state[0][_DEFERRALS])
+    return int(state[_TABLE][_DEFERRALS])
 
 
 @njit
@@ -125,31 +130,31 @@ def _request(table, slot):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    _request(state[0], slot)
+    _request(state[_TABLE], slot)
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    _request(state[0], slot)
+    _request(state[_TABLE], slot)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
     table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
-    node = state[1][key]
+    node = state[_GHOST_OF][key]
     table[_ARRIVAL] = 0
     if node >= 0:  # a ghost hit: the key leaves A1out and will enter Am
-        sized_ghosts.forget(table, state[1], node, _KEY, _WT, _N_OUT, _FREE)
+        sized_ghosts.forget(table, state[_GHOST_OF], node, _KEY, _WT, _N_OUT, _FREE)
         table[_ARRIVAL] = 1
     return table[_WEIGHT] <= table[_CAP_IN]
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     k = table[_S]
     table[_DEST] = 0
     if table[_N_DEFER] > 0:  # deferred items first (see the docstring)
@@ -162,7 +167,7 @@ def _victim(state, t, key, x, cache):
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     lst = table[slot, _LIST]
     if lst == 1:
         table[_N_IN] -= table[slot, _WT]
@@ -176,7 +181,7 @@ def _on_evict(state, slot, key, t):
     table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_OUT] > 0:
         # row shape[0] - 4 is the A1out sentinel
-        sized_ghosts.remember(table, state[1], table.shape[0] - 4, key, table[slot, _WT],
+        sized_ghosts.remember(table, state[_GHOST_OF], table.shape[0] - 4, key, table[slot, _WT],
                               _KEY, _WT, 3, _N_OUT, table[_CAP_OUT], _FREE)
 
 
@@ -194,7 +199,7 @@ def _defer_from_am(table, w):
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     k = table[_S]
     w = table[_WEIGHT]
     table[slot, _WT] = w
