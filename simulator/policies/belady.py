@@ -101,7 +101,7 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _victim(state, t, key, x, cache):
-    return state[_TREE][1, 1]
+    return state[_TREE][1, 1]  # the root's slot
 
 
 POLICY = Policy(name="belady", summary="offline: evict the item requested again farthest ahead",

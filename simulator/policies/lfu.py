@@ -114,7 +114,7 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _victim(state, t, key, x, cache):
-    return state[_TREE][1, 2]
+    return state[_TREE][1, 2]  # the root's slot
 
 
 POLICY = Policy(name="lfu", summary="always admit; evict the least frequently retrieved item",
