@@ -55,9 +55,10 @@ def test_compiled_loops_load_from_disk_until_their_own_policy_changes(tmp_path):
 
 
 def test_two_processes_wanting_one_loop_compile_it_once(tmp_path):
-    """The per-loop lock: the process that waited loads what the other compiled."""
+    """The per-loop lock: the process that waited loads what the other compiled (fifo:
+    the loop that compiles fastest; an empty cache is the point)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    argv = [sys.executable, "-m", "simulator.cli", "compile", "--policy", "sieve", "--mode",
+    argv = [sys.executable, "-m", "simulator.cli", "compile", "--policy", "fifo", "--mode",
             "paging", "--jobs", "1", "--json"]
     procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env) for _ in range(2)]
@@ -65,7 +66,7 @@ def test_two_processes_wanting_one_loop_compile_it_once(tmp_path):
     assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
     loaded = sorted(json.loads(out)["compiled"][0]["from_cache"] for out, _ in outs)
     assert loaded == [False, True]
-    assert list((tmp_path / "semcache-locks").glob("_paging_whole_sieve_*.lock"))
+    assert list((tmp_path / "semcache-locks").glob("_paging_whole_fifo_*.lock"))
 
 
 def _reach(name):
