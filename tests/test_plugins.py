@@ -4,6 +4,7 @@ with its compiled loops cached on disk like the package's own."""
 
 import json
 import os
+import pathlib
 import shlex
 import subprocess
 import sys
@@ -15,30 +16,12 @@ from simulator import policies
 from simulator.cli import main
 from simulator.experiments import plugins
 
-PLUGIN = '''
-"""Evict the cached item most similar to the arrival (a redundancy rule)."""
-import simulator
-from simulator.policies.base import empty_state
-
-
-@simulator.njit
-def _victim(state, t, key, x, cache):
-    slot_key, slot_vec = cache[0], cache[1]
-    best, best_sim = -1, -2.0
-    for s in range(slot_key.shape[0]):
-        if slot_key[s] >= 0:
-            sim = 0.0
-            for j in range(x.shape[0]):
-                sim += x[j] * slot_vec[j, s]
-            if sim > best_sim:
-                best, best_sim = s, sim
-    return best
-
-
-POLICY = simulator.Policy(name="{name}", summary="evict the most similar item",
-                          init=lambda ctx: empty_state(), victim=_victim,
-                          modes=("semantic",))
-'''
+# The plugin the tests share, a file of the checkout: its loops are named after its path
+# and its bytes, so they compile in the first session and load from disk in later ones (a
+# plugin written to a new temporary folder compiles in every session).  The other plugins
+# are this file under other names.
+SHARED = pathlib.Path(__file__).parent / "data" / "plugins" / "redundancy.py"
+PLUGIN = SHARED.read_text().replace('name="redundancy"', 'name="{name}"')
 
 CLAIMS = '''
 import theory
@@ -62,10 +45,9 @@ def _write(folder, name):
 
 
 @pytest.fixture(scope="module")
-def shared_plugin(tmp_path_factory):
-    """One plugin file for the tests that only use it: its loops compile in the first and
-    load from numba's disk cache in the others (each would compile its own otherwise)."""
-    return _write(tmp_path_factory.mktemp("plugin"), "redundancy")
+def shared_plugin():
+    """The plugin file of the tests that only use it (:data:`SHARED`)."""
+    return SHARED
 
 
 @pytest.fixture
