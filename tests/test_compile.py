@@ -54,18 +54,41 @@ def test_compiled_loops_load_from_disk_until_their_own_policy_changes(tmp_path):
         [("fifo", False), ("lru", True)]
 
 
-def test_two_processes_wanting_one_loop_compile_it_once(tmp_path):
-    """The per-loop lock: the process that waited loads what the other compiled."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
-    argv = [sys.executable, "-m", "simulator.cli", "compile", "--policy", "sieve", "--mode",
-            "paging", "--jobs", "1", "--json"]
+def _demo_lines():
+    """The Makefile's demo policies, and the arguments of its compile and run lines."""
+    import shlex
+
+    makefile = (_CHECKOUT / "Makefile").read_text()
+    demo = dict(re.findall(r"^(\w+) := (.*)$", makefile, re.M))["DEMO_POLICIES"].split(",")
+    compile_line = re.search(r"semcache compile (.*)$", makefile, re.M).group(1).split()
+    run_line = shlex.split(re.search(r"semcache run (.*)$", makefile, re.M).group(1))
+    return demo, compile_line, run_line
+
+
+@pytest.fixture(scope="module")
+def demo_cache(tmp_path_factory):
+    """An empty cache into which two processes at once compile one of ``make demo``'s loops
+    as its install does (its second policy, fifo: the loop that compiles fastest), and
+    what each said.  The lock test reads what they said and the install test runs the
+    demo's line from the cache, so the loop compiles from nothing once for both."""
+    cache = tmp_path_factory.mktemp("demo-cache")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    argv = [sys.executable, "-m", "simulator.cli", "compile", "--policy", _demo_lines()[0][1],
+            "--mode", "semantic", "--jobs", "1", "--json"]
     procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env=env) for _ in range(2)]
     outs = [p.communicate(timeout=900) for p in procs]
     assert all(p.returncode == 0 for p in procs), [err for _, err in outs]
-    loaded = sorted(json.loads(out)["compiled"][0]["from_cache"] for out, _ in outs)
-    assert loaded == [False, True]
-    assert list((tmp_path / "semcache-locks").glob("_paging_whole_sieve_*.lock"))
+    return cache, [json.loads(out) for out, _ in outs]
+
+
+def test_two_processes_wanting_one_loop_compile_it_once(demo_cache):
+    """The per-loop lock: the process that waited loads what the other compiled."""
+    cache, docs = demo_cache
+    name = _demo_lines()[0][1]
+    assert [doc["compiled"][0]["policy"] for doc in docs] == [name, name]
+    assert sorted(doc["compiled"][0]["from_cache"] for doc in docs) == [False, True]
+    assert list((cache / "semcache-locks").glob(f"_steps_{name}_*.lock"))
 
 
 def _reach(name):
@@ -152,24 +175,17 @@ def test_a_run_on_a_terminal_names_the_policies_it_compiles_first(tmp_path, monk
     assert capsys.readouterr().err == ""
 
 
-def test_the_install_compiles_what_make_demo_runs(tmp_path):
+def test_the_install_compiles_what_make_demo_runs(demo_cache):
     """The Makefile's install step compiles the demo's policies in the demo's mode, so the
     first ``make demo`` loads every loop from disk (its first table within seconds)."""
-    import pathlib
-    import re
-    import shlex
-
-    makefile = (pathlib.Path(__file__).resolve().parents[1] / "Makefile").read_text()
-    demo = dict(re.findall(r"^(\w+) := (.*)$", makefile, re.M))["DEMO_POLICIES"].split(",")
-    compile_line = re.search(r"semcache compile (.*)$", makefile, re.M).group(1).split()
-    run_line = shlex.split(re.search(r"semcache run (.*)$", makefile, re.M).group(1))
+    demo, compile_line, run_line = _demo_lines()
     assert compile_line == ["--policy", "$(DEMO_POLICIES)", "--mode", "semantic"]
     assert run_line[run_line.index("--policy") + 1] == "$(DEMO_POLICIES)"
     assert "--budget" not in run_line  # unsized, as compiled
-    _compile(["--policy", demo[1], "--mode", "semantic"], tmp_path)
+    cache, _ = demo_cache  # demo[1] compiled there, as by the compile line
     run_line[run_line.index("--policy") + 1] = demo[1]
     run_line[run_line.index("steps=5000")] = "steps=50"
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), SEMCACHE_REPORT_CACHE="1")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), SEMCACHE_REPORT_CACHE="1")
     proc = subprocess.run([sys.executable, "-m", "simulator.cli", "run", *run_line, "--json"],
                           capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr

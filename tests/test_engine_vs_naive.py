@@ -278,17 +278,16 @@ def test_pinned_paging_cases(name, requests, capacity, params):
 
 # --------------------------------------------------------------------------- numba cache
 
-SOLAR_A_SCRIPT = """
-import numpy as np, simulator
+SOLAR_A_RUN = """
+import numpy as np
 from simulator.runner import run
 from simulator.trace import Trace
-assert simulator.__file__.startswith({root!r}), simulator.__file__
 c, a, b = [0.0, 1.0], [1.0, 0.0], [0.99, 0.14]
 tr = Trace.from_arrays(queries=np.array([a] * 4, np.float32),
                        items=np.array([c, a, b, c], np.float32), item_keys=[0, 1, 2, 3])
 r = run(tr, "solar_a", capacity=3, top_k=1,
-        params={{"w_recency": 0.0, "w_use": 0.0, "w_novelty": 1.0}})
-print(int(r.evicted[3]))
+        params={"w_recency": 0.0, "w_use": 0.0, "w_novelty": 1.0})
+victim = int(r.evicted[3])
 """
 
 
@@ -300,32 +299,42 @@ def test_hooks_recompile_when_a_kernel_they_call_changes(tmp_path):
     the victim is A (key 1; A and B tie, smaller key).  With ``similarities`` redefined as
     a constant every item scores the same and the victim is C (key 0).  (Retrieval is
     not affected: the fast loop scores all four steps as one block, with
-    ``similarities4``.)  The first process fills a private numba cache; the second must
-    not reuse the stale hook from it.
+    ``similarities4``.)  The run here puts solar_a's loop in the suite's numba cache (a
+    loop the suite compiles anyway), and the copy takes that cache along, modification
+    times kept, so numba's index holds the stale loop; the new process must not reuse it.
     """
     import os
     import pathlib
     import shutil
-    import subprocess
-    import sys
 
     import simulator
+    from simulator.engine import kernel_cache
 
+    here = {}
+    exec(SOLAR_A_RUN, here)
+    assert here["victim"] == 1
     src = pathlib.Path(simulator.__file__).parent
     root = tmp_path / "pkg"
-    shutil.copytree(src, root / "simulator", ignore=shutil.ignore_patterns("__pycache__"))
-    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
-    script = SOLAR_A_SCRIPT.format(root=str(root))
-
-    def victim():
-        out = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path,
-                             capture_output=True,
-                             text=True, timeout=300)
-        assert out.returncode == 0, out.stderr
-        return int(out.stdout.split()[-1])
-
-    assert victim() == 1
+    shutil.copytree(src, root / "simulator", ignore=shutil.ignore_patterns("*.lock"))
+    env = dict(os.environ, PYTHONPATH=str(root))
+    if env.pop("NUMBA_CACHE_DIR", None):  # the suite's cache is not the package's: a first
+        assert _run_in(root, env, tmp_path) == 1  # process fills the copy's
+    assert list((root / "simulator" / "engine" / "__pycache__").glob(
+        f"fast._steps_solar_a_*_{kernel_cache.ENGINE_HASH}_*.nbi"))  # the stale loop
     with open(root / "simulator" / "engine" / "kernels.py", "a") as f:
         f.write("\n\n@njit\ndef similarities(q, vec_t, n, out):\n"
                 "    out[:n] = np.float32(0.5)\n")
-    assert victim() == 0
+    assert _run_in(root, env, tmp_path) == 0
+
+
+def _run_in(root, env, cwd):
+    """solar_a's victim at step 3, in a new process importing the package copy ``root``."""
+    import subprocess
+    import sys
+
+    script = (f"import simulator\nassert simulator.__file__.startswith({str(root)!r})\n"
+              + SOLAR_A_RUN + "print(victim)\n")
+    out = subprocess.run([sys.executable, "-c", script], env=env, cwd=cwd,
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return int(out.stdout.split()[-1])

@@ -97,14 +97,15 @@ def _semcache(argv, cwd):
     return done, time.perf_counter() - start
 
 
-def test_a_resume_after_a_plugin_edit_refuses_until_it_is_restored(tmp_path):
-    """The issue's case, as a user meets it: three processes, one store."""
+def test_a_resume_after_a_plugin_edit_refuses_until_it_is_restored(tmp_path, forget):
+    """The issue's case, as a user meets it: three runs on one store, the two resumes each
+    in a new process (the first runs here: a process of its own would add nothing the
+    second's reading of its store does not show)."""
     plugin = tmp_path / "rules.py"
     plugin.write_text(RULES)
     argv = ["--plugin", str(plugin), "sweep", "--workload", "zipf_paging", "--param",
             "steps=40", "--policy", "first_full_slot", "--workers", "0", "--out", "st"]
-    first, _ = _semcache([*argv, "--capacity", "3"], tmp_path)
-    assert first.returncode == 0, first.stderr
+    assert _main_in(tmp_path, [*argv, "--capacity", "3"]) == 0
     stored = snapshot(tmp_path / "st")
     plugin.write_text(EDITED)
     refused, seconds = _semcache([*argv, "--capacity", "3,4", "--resume"], tmp_path)
