@@ -14,7 +14,7 @@ allocator), and two bounds hold:
   ``GROWTH`` (16 KiB; runs of one policy differ by a few hundred bytes).  Both lengths
   hold every key, so the allowance is the same for both.  Anything the run keeps per step
   beyond its outputs adds to that growth: one byte per paging request 2·10⁵ bytes, 12
-  times ``GROWTH``; one int64 per semantic step 1.6·10⁵ bytes, 10 times ``GROWTH``.  The
+  times ``GROWTH``; one int64 per semantic step 1.6·10⁵ bytes, almost 10 times.  The
   peak must also grow by at least the outputs' growth less ``GROWTH``: a peak set by a
   transient that does not depend on the length (W-TinyLFU's sketch is built from every
   key at once) would hide what is kept per step, so the test proves it is not the case.
