@@ -9,7 +9,7 @@ and to "a unit-size budget of K is a capacity of K"; this file compares exact de
 import numpy as np
 import pytest
 
-from helpers.cloud_physics import NEEDED, MiB, both_traces, file
+from helpers.cloud_physics import BUDGETS, NEEDED, MiB, both_traces, file
 from helpers.naive import naive_paging_run, naive_run
 from simulator.cli import main
 from simulator.errors import InputError
@@ -123,12 +123,12 @@ def _their_misses(source, name, budget):
 
 
 @NEEDED
-@pytest.mark.parametrize("mib", [128, 256, 512, 1024])
-@pytest.mark.parametrize("source", ["bin", "csv"])
+@pytest.mark.parametrize("source, mib", BUDGETS)
 def test_byte_budgets_equal_libcachesim_on_the_real_trace(cloud_physics, source, mib):
     """From the binary file (one size per object) and from the CSV (each request its own
     size: an admission takes the missing request's size), miss counts equal libCacheSim's;
-    Belady too, from the binary file, which carries the next use it reads."""
+    Belady too, from the binary file, which carries the next use it reads.  Four budgets,
+    each from one of the files (``BUDGETS``)."""
     trace = cloud_physics[source]
     both = dict(BYTE_EXACT, **({"belady": ("Belady", None)} if source == "bin" else {}))
     for policy, (name, params) in both.items():

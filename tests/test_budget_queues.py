@@ -26,7 +26,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers.cloud_physics import NEEDED, MiB, both_traces
+from helpers.cloud_physics import BUDGETS, NEEDED, MiB, both_traces
 from helpers.naive import POLICIES, naive_paging_run, naive_run
 from simulator.live_run import LiveRun
 from simulator.policies import tinylfu, twoq
@@ -190,12 +190,11 @@ def their_hits(trace, name, budget):
 
 
 @NEEDED
-@pytest.mark.parametrize("mib", [128, 256, 512, 1024])
-@pytest.mark.parametrize("source", ["bin", "csv"])
+@pytest.mark.parametrize("source, mib", BUDGETS)
 def test_tinylfu_equals_libcachesim_request_for_request(cloud_physics, source, mib):
-    """Hit for hit and the byte miss ratio, at every budget, although libCacheSim evicts
-    hundreds of items during hits or beyond an arrival's need: each leaves here through
-    ``delete`` right after its request."""
+    """Hit for hit and the byte miss ratio, at every budget (each from one of the files,
+    ``BUDGETS``), although libCacheSim evicts hundreds of items during hits or beyond an
+    arrival's need: each leaves here through ``delete`` right after its request."""
     trace = cloud_physics[source]
     ours = run(trace, "tinylfu", budget=mib * MiB)
     theirs = their_hits(trace, "WTinyLFU", mib * MiB)
@@ -210,7 +209,8 @@ def test_tinylfu_equals_libcachesim_request_for_request(cloud_physics, source, m
 @pytest.mark.parametrize("source", ["bin", "csv"])
 def test_twoq_defers_on_the_real_trace_only_at_the_larger_budgets(cloud_physics, source):
     """BYTE_EXACT (tests/test_budget.py) holds 2Q equal to libCacheSim at all four
-    budgets; at 512 MiB and 1 GiB that equality includes hundreds of deferrals."""
+    budgets, each from one file; at 512 MiB (the binary file) and 1 GiB (the CSV) that
+    equality includes hundreds of deferrals."""
     trace = cloud_physics[source]
     counts = {mib: deferrals(trace, "twoq", budget=mib * MiB) for mib in (128, 256, 512, 1024)}
     assert counts[128] == counts[256] == 0 and counts[512] > 100 and counts[1024] > 1000

@@ -151,6 +151,15 @@ def f32_sims(a, b):
     return acc.astype(np.float64)
 
 
+def trace_sims(trace):
+    """(query-item, item-item) similarities of ``trace``, items by key (first arrival)."""
+    first = {}
+    for t, key in enumerate(trace.item_keys.tolist()):
+        first.setdefault(key, t)
+    vecs = trace.items[[first[i] for i in range(trace.n_keys)]]
+    return f32_sims(trace.queries, vecs), f32_sims(vecs, vecs)
+
+
 class Entry:
     def __init__(self, t):
         self.inserted = self.last = t
@@ -161,13 +170,9 @@ class Entry:
 class Loop:
     """runners.py's ``BaseRunner.step`` for one method (see the module docstring)."""
 
-    def __init__(self, method, trace, K, seed, k=3):
+    def __init__(self, method, trace, K, seed, k=3, sims=None):
         self.method, self.K, self.k = method, K, k
-        first = {}
-        for t, key in enumerate(trace.item_keys.tolist()):
-            first.setdefault(key, t)
-        vecs = trace.items[[first[i] for i in range(trace.n_keys)]]
-        self.sq, self.si = f32_sims(trace.queries, vecs), f32_sims(vecs, vecs)
+        self.sq, self.si = sims or trace_sims(trace)
         self.rng = SplitMix64(seed, 0x52455454)
         self.cache: dict = {}
         self.t1, self.t2, self.b1, self.b2, self.p = {}, {}, {}, {}, 0.0  # ARC
@@ -285,17 +290,18 @@ class Loop:
         (self.t2 if ghost else self.t1)[key] = True
 
 
-def loop_hits(method, trace, K, seed):
-    loop = Loop(method, trace, K, seed)
+def loop_hits(method, trace, K, seed, sims=None):
+    loop = Loop(method, trace, K, seed, sims=sims)
     ptr, idx = trace.evidence_indptr, trace.evidence_indices
     return np.array([loop.step(t, int(trace.item_keys[t]), set(idx[ptr[t]:ptr[t + 1]].tolist()))
                      for t in range(trace.steps)])
 
 
 def compare(trace, K, seed):
+    sims = trace_sims(trace)  # read, never written, by every method's loop
     for method, ours in OURS.items():
         got = run(trace, ours, capacity=K, top_k=3, seed=seed).hit
-        want = loop_hits(method, trace, K, seed)
+        want = loop_hits(method, trace, K, seed, sims)
         assert np.array_equal(got, want), \
             f"{ours} K={K} seed={seed}: {int(got.sum())} hits, the runner loop {int(want.sum())}"
 

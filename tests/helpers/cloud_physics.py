@@ -16,6 +16,12 @@ NEEDED = pytest.mark.data("libcachesim-traces")
 # libCacheSim's CSV reader options for this file (its test suite's)
 CSV_PARAMS = {"obj-id-col": 5, "obj-size-col": 4, "header": "true", "delimiter": ","}
 MiB = 1 << 20
+# The byte budgets (MiB) at which runs from the binary file and the CSV are compared with
+# libCacheSim's: every budget from one file, each file at a budget where 2Q defers (512 MiB,
+# 1 GiB: tests/test_budget_queues.py counts the deferrals from both files at all four) and
+# one where it does not.  Each comparison runs libCacheSim over the whole trace (its
+# W-TinyLFU sizes a sketch by the budget in bytes: 2-3 s a run), so not every pair.
+BUDGETS = (("bin", 128), ("csv", 256), ("bin", 512), ("csv", 1024))
 FILES = {"bin": "cloudPhysicsIO.oracleGeneral.bin", "csv": "cloudPhysicsIO.csv",
          "txt": "cloudPhysicsIO.txt"}
 
