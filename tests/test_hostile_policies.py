@@ -44,7 +44,7 @@ PAGING = PagingTrace.from_requests(np.r_[np.arange(20) % 3, np.arange(20) % 7])
 SEMANTIC = clustered_trace(0, T=40)
 
 
-@njit
+@njit(cache=True)  # self-contained: numba's cache, checked against this file, may keep it
 def _first_slot(state, t, key, x, cache):
     slot_key = cache[0]
     for s in range(slot_key.shape[0]):
