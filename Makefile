@@ -5,6 +5,11 @@ VENV ?= .venv
 JOBS ?= 2
 PYTHON ?= python3
 BIN := $(VENV)/bin
+# Every install below skips byte-compiling (--no-compile: for torch alone that is ~55 of its
+# ~60 s); Python writes a module's bytecode when it first imports it instead, so a machine
+# that forbids writing it (PYTHONDONTWRITEBYTECODE set) is allowed to here.  Otherwise every
+# test process would compile torch, numba and semcache from source again.
+export PYTHONDONTWRITEBYTECODE :=
 # `make demo`'s policies, compiled into the disk cache while installing
 DEMO_POLICIES := unlimited,fifo,lru,lfu,arc,solar_e,solar_a,solar
 
@@ -15,8 +20,6 @@ DEMO_POLICIES := unlimited,fifo,lru,lfu,arc,solar_e,solar_a,solar
 # top (the test and text extras, torch among them).
 $(VENV)/.core: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	# --no-compile: Python writes the bytecode of the modules a run imports as it imports
-	# them; compiling every installed file ahead was most of this install's time
 	$(BIN)/python -m pip install --no-compile -e .
 	# the demo's loops into numba's disk cache, both cores at once, a line each as it is
 	# done: the first `make demo` then prints its table within seconds of this
@@ -26,8 +29,8 @@ $(VENV)/.core: pyproject.toml
 $(VENV)/.installed: $(VENV)/.core
 	$(BIN)/python -m pip install --upgrade pip
 	# torch first and pinned: the local CPU wheel, never a multi-GB CUDA build (README)
-	$(BIN)/python -m pip install torch==2.13.0
-	$(BIN)/python -m pip install -e '.[test,text]'
+	$(BIN)/python -m pip install --no-compile torch==2.13.0
+	$(BIN)/python -m pip install --no-compile -e '.[test,text]'
 	touch $@
 
 # more pytest arguments, e.g. PYTEST_ARGS='-m data' for the tests that read data only

@@ -27,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import abc
 import importlib
 from typing import ClassVar
 
@@ -41,7 +42,7 @@ from simulator.policies.context import Context
 from simulator.run_options import NO_BUDGET, UNSET, RunOptions, given_or_built
 
 
-class LiveRun:
+class LiveRun(abc.ABC):
     """One policy's run over one trace, in progress.
 
     Parameters
@@ -157,10 +158,10 @@ class LiveRun:
             self._view[n] for n in ("slot_key", "slot_vec", "slot_adm", "counts")), items,
             loop_args)
 
+    @abc.abstractmethod
     def _arrays(self, options: RunOptions) -> tuple:
         """Allocate the mode's arrays and bundle; return the trace's items and the
         policy's own loop's arguments, for the hooks' check."""
-        raise NotImplementedError
 
     # ------------------------------------------------------------------ advancing
 
@@ -194,6 +195,7 @@ class LiveRun:
             self._step(self.arrays, t0, t1, phases)
         self._order.advance(t0, t1, phases)
 
+    @abc.abstractmethod
     def run_all(self) -> float:
         """Every step, whole, from the empty cache (the fast engine); returns the engine's
         seconds, compilation excluded.
@@ -202,7 +204,6 @@ class LiveRun:
         which keeps its cache to itself: the outputs and tallies are set, the cache views
         (:meth:`cached_keys`) are not, and the run takes no further steps.
         """
-        raise NotImplementedError
 
     def feed(self, requests, sizes=None) -> np.ndarray:
         """Paging: run the next requests, given here rather than read from the trace (a
@@ -241,25 +242,25 @@ class LiveRun:
                          "(read hits, admissions or evictions)")
 
     @property
+    @abc.abstractmethod
     def hits(self) -> int:
         """Requests (paging) or scored steps (semantic, as the run record counts them)
         that hit so far."""
-        raise NotImplementedError
 
     @property
+    @abc.abstractmethod
     def admissions(self) -> int:
         """Admissions so far (paging: misses whose object was admitted)."""
-        raise NotImplementedError
 
     @property
+    @abc.abstractmethod
     def evictions(self) -> int:
         """Evictions so far (semantic: deletions included, as the run record counts them)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def outputs(self) -> dict:
         """The per-step arrays and counters of the mode's
         :class:`~simulator.run_result.RunResult`."""
-        raise NotImplementedError
 
 
 _KIND_MODULES = {"semantic": "simulator.semantic_run", "paging": "simulator.paging_run"}

@@ -71,16 +71,26 @@ MOVED = {
 }
 
 
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds an old name and loads it as the module at its new path."""
+class Aliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the old names of one table and loads each as the module at its new path.
+
+    ``moved`` maps old dotted names to new ones, each import warning; ``kept`` maps names
+    that stay documented (no warning).  One class for every package's table
+    (:mod:`theory.moved` has its own).
+    """
+
+    def __init__(self, moved: dict, kept: dict | None = None):
+        self.moved, self.kept = moved, kept or {}
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname not in MOVED:
+        if fullname not in self.moved and fullname not in self.kept:
             return None
         return importlib.util.spec_from_loader(fullname, self)
 
     def create_module(self, spec):
-        new = MOVED[spec.name]
+        new = self.moved.get(spec.name)
+        if new is None:
+            return importlib.import_module(self.kept[spec.name])
         warnings.warn(f"{spec.name} moved to {new}; import {new}", DeprecationWarning,
                       stacklevel=2)
         return importlib.import_module(new)
@@ -89,11 +99,8 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass  # the module at its new path is already executed
 
 
-_FINDER = _Alias()
-
-
-def install() -> None:
-    """Let the old names import (once per process)."""
-    if _FINDER not in sys.meta_path:
+def install(moved: dict = MOVED, kept: dict | None = None) -> None:
+    """Let the old names of ``moved`` (and ``kept``) import, once per process per table."""
+    if not any(isinstance(f, Aliases) and f.moved is moved for f in sys.meta_path):
         # first: a stale copy of an old file (an install upgraded in place) must not win
-        sys.meta_path.insert(0, _FINDER)
+        sys.meta_path.insert(0, Aliases(moved, kept))
