@@ -42,8 +42,8 @@ SMALL = {"clusters": {"steps": 150, "topics": 12, "dim": 16},
          "drift": {"topics": 10, "active": 3, "phases": 3, "phase_length": 40,
                    "items_per_topic": 4, "dim": 16},
          "stationary": {"items": 20, "steps": 150, "dim": 16},
-         # 170 steps of the closed loop (20 unscored warm-up steps, every topic -1) evict
-         # 120 to 165 times at both capacities: its default 2050 steps add only length
+         # 170 steps of the closed loop (20 unscored warm-up steps, every topic -1): LRU
+         # and SOLAR evict 120 to 165 times under both CASES; its 2050 added only length
          "agent": {"tasks": 150, "init_size": 20},
          "locomo": {"max_turns": 30}}
 # Two seeds, each with its own run options.
