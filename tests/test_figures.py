@@ -60,8 +60,14 @@ def _overlap(a, b) -> bool:
 
 
 @pytest.mark.parametrize("name,data", DOCUMENTS, ids=[n for n, _ in DOCUMENTS])
-def test_drawn_legends_ticks_colours_and_reference_levels(name, data):
+def test_drawn_legends_ticks_colours_reference_levels_and_paper_markers(name, data):
+    # one drawing per document, read by both checks: drawing it is the test's cost
     fig = figure_draw.figure(data)
+    _legends_ticks_colours_and_reference_levels(name, data, fig)
+    _papers_values_are_markers_labelled_as_the_papers(name, data, fig)
+
+
+def _legends_ticks_colours_and_reference_levels(name, data, fig):
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     axes = [ax for ax in fig.axes if ax.get_visible()]
@@ -92,9 +98,7 @@ def test_drawn_legends_ticks_colours_and_reference_levels(name, data):
             assert lo <= 1 <= hi, name
 
 
-@pytest.mark.parametrize("name,data", DOCUMENTS, ids=[n for n, _ in DOCUMENTS])
-def test_the_papers_values_are_markers_labelled_as_the_papers(name, data):
-    fig = figure_draw.figure(data)
+def _papers_values_are_markers_labelled_as_the_papers(name, data, fig):
     for ax, panel in zip(fig.axes, data["panels"]):
         paper = [s for s in panel["series"] if s.get("style") == "paper"]
         for s in paper:

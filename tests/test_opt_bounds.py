@@ -185,6 +185,11 @@ def test_too_big_instance_gets_bounds():
                                                                            abs=1e-9)
     fifo = run(tr, "fifo", capacity=8, top_k=3, switch_cost=0.5, quality="precision")
     assert r.upper_bound <= fifo.summary()["cost"] + 1e-9
+    # unit sizes with budget B = K: the same answer, to the schedule (test_opt_sized's
+    # case beyond the DPs, checked here where this instance's bounds are computed anyway)
+    b = opt(tr, 8, 3, 0.5, "precision", budget=8)
+    assert (b.opt_cost, b.exact, b.method, b.lower_bound, b.upper_bound, b.schedule) == \
+        (r.opt_cost, r.exact, r.method, r.lower_bound, r.upper_bound, r.schedule)
     # hit with k < K, clusters not separated: the flow is a lower bound only
     r = opt(tr, 8, 3, 0.5, "hit")
     assert r.method.startswith("bounds:flow+") and r.lower_bound <= r.upper_bound

@@ -16,18 +16,30 @@ import os
 import pathlib
 
 from simulator.engine import kernel_cache
-from simulator.engine.fast import hooks_of
+from simulator.engine.fast import built_name, hooks_of
 
 _PACKAGE_CACHE = pathlib.Path(__file__).parent / "__pycache__"
 
 
 def _mark(policy, mode: str, sized: bool) -> pathlib.Path | None:
-    hooks = hooks_of(policy)
-    if not kernel_cache.disk_cached(policy, hooks):
+    # the name the loops were built under, once built: every run asks (remember)
+    built = built_name(policy, sized)
+    if built is None:
+        hooks = hooks_of(policy)
+        built = kernel_cache.disk_cached(policy, hooks), kernel_cache.suffix(policy, hooks)
+    cached, salt = built
+    if not cached:
         return None
     root = pathlib.Path(os.environ.get("NUMBA_CACHE_DIR") or _PACKAGE_CACHE)
-    name = f"{kernel_cache.suffix(policy, hooks)}-{mode}{'-sized' if sized else ''}"
+    name = f"{salt}-{mode}{'-sized' if sized else ''}"
     return root / "semcache-compiled" / name
+
+
+def cacheable(policy, sized: bool = False) -> bool:
+    """Whether ``policy``'s loops may be disk-cached
+    (:func:`~simulator.engine.kernel_cache.disk_cached`), read from the loops once built."""
+    built = built_name(policy, sized)
+    return kernel_cache.disk_cached(policy, hooks_of(policy)) if built is None else built[0]
 
 
 def to_compile(policies, mode: str, sized: bool = False) -> list:

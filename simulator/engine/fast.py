@@ -369,6 +369,22 @@ def hooks_of(policy) -> tuple:
     return HOOKS + (("paging_loop",) if policy.paging_loop is not None else ())
 
 
+def _key(policy, sized: bool) -> tuple:
+    # keyed by the hooks themselves: a policy registered again under its name with new
+    # hooks (a notebook cell run twice) gets new loops; _KERNELS keeps the hooks alive
+    return (policy.name, sized, *(id(getattr(policy, hook)) for hook in hooks_of(policy)))
+
+
+def built_name(policy, sized: bool = False) -> tuple | None:
+    """``(disk_cached, suffix)`` of the loops this process has built for ``policy``'s
+    hooks (:func:`~simulator.engine.kernel_cache.suffix`, before ``_sized``), or None
+    before they are built.  Once built, a loop keeps the name it was built under for the
+    rest of the process, whatever its hooks' files do since: asking again would walk the
+    hooks for every run."""
+    env = _KERNELS.get(_key(policy, sized))
+    return None if env is None else env["_BUILT"]
+
+
 def _compile(policy, sized: bool = False) -> dict:
     """The engine functions with ``policy``'s hooks bound, under salted names (built once
     per policy and ``sized``, the copies' ``_SIZED``).
@@ -377,11 +393,9 @@ def _compile(policy, sized: bool = False) -> dict:
     Python, and the cached functions that call them carry their code.  Nothing is, for a
     policy whose hooks have no source file (:func:`~simulator.engine.kernel_cache.disk_cached`).
     """
-    # keyed by the hooks themselves: a policy registered again under its name with new
-    # hooks (a notebook cell run twice) gets new loops; _KERNELS keeps the hooks alive
     own = policy.paging_loop is not None
     hooks = hooks_of(policy)
-    key = (policy.name, sized, *(id(getattr(policy, hook)) for hook in hooks))
+    key = _key(policy, sized)
     if key not in _KERNELS:
         cached = kernel_cache.disk_cached(policy, hooks)
         from simulator.policies.base import no_delete  # not at import: policies import us
@@ -389,7 +403,9 @@ def _compile(policy, sized: bool = False) -> dict:
         env = dict(globals(), _SIZED=sized, _DROPS=policy.delete is not no_delete)
         for hook in hooks:
             env["_" + hook] = getattr(policy, hook)
-        suffix = kernel_cache.suffix(policy, hooks) + ("_sized" if sized else "")
+        named = kernel_cache.suffix(policy, hooks)
+        env["_BUILT"] = (cached, named)  # read by built_name
+        suffix = named + ("_sized" if sized else "")
         for body in (remove_slot, evict_more, drop_deleted, _steps, _paging_kernel,
                      _paging_steps, _paging_whole, *((_own_paging,) if own else ())):
             fn = types.FunctionType(body.__code__, env, f"{body.__name__}_{suffix}")

@@ -83,15 +83,26 @@ from simulator.policies.parts.linked_rows import free_row, push_front, unlink
 # for unit-size paging traces; these hooks serve semantic mode, sized runs, the SimPy
 # engine and phase-by-phase runs.
 _PREV, _NEXT, _LIST, _KEY, _SIZE = 0, 1, 2, 3, 4
-# counters, as (row, column) from the end of the table; _T1 .. _B2 are total sizes
-_W, _S, _GHOSTS, _BYTES = (-3, 0), (-3, 1), (-3, 2), (-3, 3)  # key words; slots S; B1's
-_T1, _T2, _B1, _B2 = (-2, 0), (-2, 1), (-2, 2), (-2, 3)       # sentinel row; sizes or 1?
-_ARRIVAL, _DEST, _FREE, _K, _WEIGHT = (-1, 0), (-1, 1), (-1, 2), (-1, 3), (-1, 4)
+# counters, as (row, column) from the end of the table: the ghost bitmap's words, S, the
+# row of B1's sentinel (B2's follows), 1 if items weigh their sizes (a budget) else 0;
+_WORDS, _SLOTS, _B1_SENTINEL, _SIZED = (-3, 0), (-3, 1), (-3, 2), (-3, 3)
+# |T1|, |T2|, |B1| and |B2|, total sizes;
+_T1, _T2, _B1, _B2 = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
+# the ghost list the arrival was found in and the one the victim joins (0: none), the top
+# of the free node stack, c, and w, the arrival's weight
+_GHOST_HIT, _TO_GHOST, _FREE = (-1, 0), (-1, 1), (-1, 2)
+_CACHE_SIZE, _ARRIVAL_WEIGHT = (-1, 3), (-1, 4)
+
+
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_BY_KEY = 1  # the ghost bitmap, then each key's ghost node (above)
+_TARGET = 2  # [p], T1's adaptive target size (a float, as in libCacheSim)
 
 
 def _init(ctx):
     # rows: S slots, the T1 and T2 sentinels, a pool of ghost nodes, the B1 and B2
-    # sentinels, counters.  _K is c: the budget when there is one, else K.
+    # sentinels, counters.  _CACHE_SIZE is c: the budget when there is one, else K.
     k, s = ctx.capacity, ctx.slots
     sized = ctx.budget is not None
     pool = (ctx.n_keys if sized else min(k, ctx.n_keys)) + 1
@@ -100,11 +111,11 @@ def _init(ctx):
         table[head, _PREV] = table[head, _NEXT] = head
     table[s + 2:s + 2 + pool, _NEXT] = np.arange(s + 3, s + 3 + pool)  # free list
     table[_FREE] = s + 2
-    table[_K] = ctx.budget if sized else k
-    table[_S], table[_GHOSTS], table[_BYTES] = s, s + 2 + pool, sized
-    table[_WEIGHT] = 1
+    table[_CACHE_SIZE] = ctx.budget if sized else k
+    table[_SLOTS], table[_B1_SENTINEL], table[_SIZED] = s, s + 2 + pool, sized
+    table[_ARRIVAL_WEIGHT] = 1
     words = (ctx.n_keys + 63) // 64
-    table[_W] = words
+    table[_WORDS] = words
     keys = np.zeros(words + ctx.n_keys, np.int64)
     # p, the adaptive target size of T1 (a float, as in libCacheSim)
     return (table, keys, np.zeros(1, np.float64))
@@ -117,68 +128,68 @@ def _to_t2(table, slot):
         table[_T1] -= w
         table[_T2] += w
     unlink(table, slot)
-    push_front(table, table[_S] + 1, slot, 2)
+    push_front(table, table[_SLOTS] + 1, slot, 2)
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    _to_t2(state[0], slot)
+    _to_t2(state[_TABLE], slot)
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    _to_t2(state[0], slot)
+    _to_t2(state[_TABLE], slot)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
-    table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
-    if not (state[1][key >> 6] >> (key & 63)) & 1:
-        return True  # a miss in all four lists (ARRIVAL is 0 between admissions)
-    node = state[1][table[_W] + key]
+    table[_ARRIVAL_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_SIZED]
+    if not (state[_BY_KEY][key >> 6] >> (key & 63)) & 1:
+        return True  # a miss in all four lists (_GHOST_HIT is 0 between admissions)
+    node = state[_BY_KEY][table[_WORDS] + key]
     g = table[node, _LIST]
     # p is read and written on the straight-line path (see the layout note)
-    p = state[2][0]
+    p = state[_TARGET][0]
     b1 = table[_B1]
     b2 = table[_B2]
     if g == 1:  # case II: towards a larger T1; the ratio uses |B1| before the key leaves
-        p = min(p + max(b2 / b1, 1.0), table[_K])
+        p = min(p + max(b2 / b1, 1.0), table[_CACHE_SIZE])
         b1 -= table[node, _SIZE]
     elif g == 2:  # case III: towards a larger T2
         p = max(p - max(b1 / b2, 1.0), 0.0)
         b2 -= table[node, _SIZE]
     free_row(table, node, _FREE)
-    state[1][key >> 6] &= ~(1 << (key & 63))
-    state[2][0] = p
+    state[_BY_KEY][key >> 6] &= ~(1 << (key & 63))
+    state[_TARGET][0] = p
     table[_B1] = b1
     table[_B2] = b2
-    table[_ARRIVAL] = g
+    table[_GHOST_HIT] = g
     return True
 
 
 @njit
 def _drop_ghost(state, node):
     """Forget the ghost in ``node`` (a list's LRU, trimmed by case IV)."""
-    table = state[0]
+    table = state[_TABLE]
     old = table[node, _KEY]
     table[_B1 if table[node, _LIST] == 1 else _B2] -= table[node, _SIZE]
-    state[1][old >> 6] &= ~(1 << (old & 63))
+    state[_BY_KEY][old >> 6] &= ~(1 << (old & 63))
     free_row(table, node, _FREE)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
-    k, s = table[_K], table[_S]
-    b1_head = table[_GHOSTS]
-    g = table[_ARRIVAL]
+    table = state[_TABLE]
+    k, s = table[_CACHE_SIZE], table[_SLOTS]
+    b1_head = table[_B1_SENTINEL]
+    g = table[_GHOST_HIT]
     if g == 0:  # case IV: a miss in all four lists
-        if table[_T1] + table[_B1] + table[_WEIGHT] > k:
+        if table[_T1] + table[_B1] + table[_ARRIVAL_WEIGHT] > k:
             if table[_B1] == 0:  # T1 holds the whole cache: evict without a ghost
-                table[_DEST] = 0
+                table[_TO_GHOST] = 0
                 return table[s, _PREV]
             _drop_ghost(state, table[b1_head, _PREV])
         elif (table[_T1] + table[_T2] + table[_B1] + table[_B2] >= 2 * k
@@ -186,43 +197,43 @@ def _victim(state, t, key, x, cache):
             _drop_ghost(state, table[b1_head + 1, _PREV])
     # REPLACE
     t1 = table[_T1]
-    p = state[2][0]
+    p = state[_TARGET][0]
     if (t1 > 0 and (t1 > p or (t1 == p and g == 2))) or table[_T2] == 0:
-        table[_DEST] = 1
+        table[_TO_GHOST] = 1
         return table[s, _PREV]
-    table[_DEST] = 2
+    table[_TO_GHOST] = 2
     return table[s + 1, _PREV]
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     lst = table[slot, _LIST]
     w = table[slot, _SIZE]
     table[_T1 if lst == 1 else _T2] -= w
     unlink(table, slot)
-    dest = table[_DEST]
-    table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
+    dest = table[_TO_GHOST]
+    table[_TO_GHOST] = 0  # a deletion not chosen by victim() leaves no ghost
     if dest != 0:
         node = table[_FREE]
         table[_FREE] = table[node, _NEXT]
         table[node, _KEY] = key
         table[node, _SIZE] = w
         table[_B1 if dest == 1 else _B2] += w
-        push_front(table, table[_GHOSTS] + dest - 1, node, dest)
-        state[1][key >> 6] |= 1 << (key & 63)
-        state[1][table[_W] + key] = node
+        push_front(table, table[_B1_SENTINEL] + dest - 1, node, dest)
+        state[_BY_KEY][key >> 6] |= 1 << (key & 63)
+        state[_BY_KEY][table[_WORDS] + key] = node
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
-    lst = 2 if table[_ARRIVAL] != 0 else 1  # a ghost hit enters T2
-    table[_ARRIVAL] = 0
-    w = table[_WEIGHT]
+    table = state[_TABLE]
+    lst = 2 if table[_GHOST_HIT] != 0 else 1  # a ghost hit enters T2
+    table[_GHOST_HIT] = 0
+    w = table[_ARRIVAL_WEIGHT]
     table[slot, _SIZE] = w
     table[_T1 if lst == 1 else _T2] += w
-    push_front(table, table[_S] + lst - 1, slot, lst)
+    push_front(table, table[_SLOTS] + lst - 1, slot, lst)
 
 
 POLICY = Policy(name="arc", summary="always admit; adaptive replacement cache (ARC)",

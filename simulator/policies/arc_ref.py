@@ -31,40 +31,47 @@ from simulator.policies.base import Policy, slot_keys
 
 _SPAN = 1 << 21  # stamps per step: retrievals below half of it, an arrival at the top
 # meta (int64): |T1|, |T2|, |B1|, |B2|, ghost list of the arrival, victim's ghost list,
-# step of the last retrieval, retrievals counted in that step, ghost clock
-_N1, _N2, _NB1, _NB2, _ARR, _DEST, _LAST_T, _J, _CLOCK, _K = range(10)
+# step of the last retrieval, retrievals counted in that step, ghost clock, K
+_N1, _N2, _NB1, _NB2, _GHOST_HIT, _TO_GHOST, _HIT_STEP, _HITS_IN_STEP, _CLOCK, _K = range(10)
+
+
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_BY_SLOT = 0  # per slot: (list, stamp), the columns below
+_BY_KEY = 1  # per key: (ghost list, ghost stamp), the columns below
+_GHOSTS = 2  # per ghost list: its keys (at most K each, never more than there are keys)
+_META = 3  # the counters above
+_TARGET = 4  # [p], T1's target size
+_LIST, _STAMP = 0, 1  # columns of _BY_SLOT and _BY_KEY: the list (0: none), its order
 
 
 def _init(ctx):
     k = ctx.capacity
     meta = np.zeros(10, np.int64)
-    meta[_LAST_T] = -1
+    meta[_HIT_STEP] = -1
     meta[_K] = k
-    # per slot (list, stamp); per key (ghost list, ghost stamp); ghost keys per list (at
-    # most K each, and never more than there are keys); p
     return (np.zeros((ctx.slots, 2), np.int64), np.zeros((ctx.n_keys, 2), np.int64),
             np.full((2, min(k, ctx.n_keys) + 1), -1, np.int64), meta, np.zeros(1))
 
 
 @njit
 def _to_t2(state, slot, stamp):
-    table, meta = state[0], state[3]
-    if table[slot, 0] == 1:
+    table, meta = state[_BY_SLOT], state[_META]
+    if table[slot, _LIST] == 1:
         meta[_N1] -= 1
         meta[_N2] += 1
-    table[slot, 0] = 2
-    table[slot, 1] = stamp
+    table[slot, _LIST] = 2
+    table[slot, _STAMP] = stamp
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    meta = state[3]
-    if meta[_LAST_T] != t:
-        meta[_LAST_T] = t
-        meta[_J] = 0
+    meta = state[_META]
+    if meta[_HIT_STEP] != t:
+        meta[_HIT_STEP] = t
+        meta[_HITS_IN_STEP] = 0
     # hits come worst match first: each one lands just below the ones before it
-    _to_t2(state, slot, t * _SPAN + _SPAN // 2 - meta[_J])
-    meta[_J] += 1
+    _to_t2(state, slot, t * _SPAN + _SPAN // 2 - meta[_HITS_IN_STEP])
+    meta[_HITS_IN_STEP] += 1
 
 
 @njit
@@ -75,7 +82,7 @@ def _on_rearrival(state, slot, t):
 @njit
 def _forget(state, lst, key):
     """Take ``key`` out of ghost list ``lst`` (1 or 2)."""
-    ghosts, meta = state[2][lst - 1], state[3]
+    ghosts, meta = state[_GHOSTS][lst - 1], state[_META]
     n = meta[_NB1 + lst - 1] - 1
     i = 0
     while ghosts[i] != key:
@@ -83,13 +90,13 @@ def _forget(state, lst, key):
     ghosts[i] = ghosts[n]
     ghosts[n] = -1
     meta[_NB1 + lst - 1] = n
-    state[1][key, 0] = 0
+    state[_BY_KEY][key, _LIST] = 0
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    meta, p = state[3], state[4]
-    g = state[1][key, 0]
+    meta, p = state[_META], state[_TARGET]
+    g = state[_BY_KEY][key, _LIST]
     nb1, nb2 = meta[_NB1], meta[_NB2]
     if g == 1:
         p[0] = min(p[0] + max(1.0, nb2 / max(nb1, 1)), float(meta[_K]))
@@ -97,7 +104,7 @@ def _admit(state, t, key, x, cache):
     elif g == 2:
         p[0] = max(p[0] - max(1.0, nb1 / max(nb2, 1)), 0.0)
         _forget(state, 2, key)
-    meta[_ARR] = g
+    meta[_GHOST_HIT] = g
     return True
 
 
@@ -106,47 +113,48 @@ def _lru(table, lst, cache):
     slot_key = slot_keys(cache)
     best = -1
     for s in range(table.shape[0]):
-        if slot_key[s] >= 0 and table[s, 0] == lst and (best < 0 or table[s, 1] < table[best, 1]):
+        if slot_key[s] >= 0 and table[s, _LIST] == lst and (
+                best < 0 or table[s, _STAMP] < table[best, _STAMP]):
             best = s
     return best
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table, meta, p = state[0], state[3], state[4][0]
+    table, meta, p = state[_BY_SLOT], state[_META], state[_TARGET][0]
     n1 = meta[_N1]
-    if n1 > 0 and (n1 > p or (meta[_ARR] == 2 and n1 == np.floor(p))):
+    if n1 > 0 and (n1 > p or (meta[_GHOST_HIT] == 2 and n1 == np.floor(p))):
         lst = 1
     elif meta[_N2] > 0:
         lst = 2
     else:
         lst = 1
-    meta[_DEST] = lst
+    meta[_TO_GHOST] = lst
     return _lru(table, lst, cache)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    table, keys, meta = state[0], state[1], state[3]
-    meta[_N1 if table[slot, 0] == 1 else _N2] -= 1
-    table[slot, 0] = 0
-    lst = meta[_DEST]
-    meta[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
+    table, keys, meta = state[_BY_SLOT], state[_BY_KEY], state[_META]
+    meta[_N1 if table[slot, _LIST] == 1 else _N2] -= 1
+    table[slot, _LIST] = 0
+    lst = meta[_TO_GHOST]
+    meta[_TO_GHOST] = 0  # a deletion not chosen by victim() leaves no ghost
     if lst == 0:
         return
-    ghosts = state[2][lst - 1]
+    ghosts = state[_GHOSTS][lst - 1]
     n = meta[_NB1 + lst - 1]
     ghosts[n] = key
-    keys[key, 0] = lst
-    keys[key, 1] = meta[_CLOCK]
+    keys[key, _LIST] = lst
+    keys[key, _STAMP] = meta[_CLOCK]
     meta[_CLOCK] += 1
     n += 1
     if n > meta[_K]:  # over K: forget this list's oldest ghost
         old = 0
         for i in range(1, n):
-            if keys[ghosts[i], 1] < keys[ghosts[old], 1]:
+            if keys[ghosts[i], _STAMP] < keys[ghosts[old], _STAMP]:
                 old = i
-        keys[ghosts[old], 0] = 0
+        keys[ghosts[old], _LIST] = 0
         n -= 1
         ghosts[old] = ghosts[n]
         ghosts[n] = -1
@@ -155,12 +163,12 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _on_insert(state, slot, key, t):
-    table, meta = state[0], state[3]
-    lst = 2 if meta[_ARR] != 0 else 1  # a ghost hit enters T2
-    meta[_ARR] = 0
+    table, meta = state[_BY_SLOT], state[_META]
+    lst = 2 if meta[_GHOST_HIT] != 0 else 1  # a ghost hit enters T2
+    meta[_GHOST_HIT] = 0
     meta[_N1 if lst == 1 else _N2] += 1
-    table[slot, 0] = lst
-    table[slot, 1] = t * _SPAN + _SPAN - 1
+    table[slot, _LIST] = lst
+    table[slot, _STAMP] = t * _SPAN + _SPAN - 1
 
 
 POLICY = Policy(name="arc_ref", summary="always admit; ARC as the authors' runner has it "

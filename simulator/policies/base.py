@@ -6,6 +6,18 @@ call.  Engines own the cache (slots, vectors, admission times); a policy only ke
 own bookkeeping, indexed by slot or by item key, and answers two questions: admit the
 arriving item? which slot to evict?  Policies never see an engine or a clock.
 
+State: a plain tuple, whose fields the built-in policies read by name all the same.  Each
+module names the positions with constants beside its ``init``, one comment each saying
+what the field holds (LRU: ``_PREV, _NEXT, _META = 0, 1, 2``), and its hooks index in
+place, ``state[_PREV][s]``.  numba freezes a module's integer constants when it compiles,
+so that is the same static index as ``state[0]``, at the same speed.  The state is not a
+NamedTuple read by attribute (``state.prev``), though numba compiles that as fast: users
+extend a built-in policy by concatenating its state with their own
+(``lru.POLICY.init(ctx) + (extra,)``), which makes a plain tuple that attribute access
+would refuse, while a constant still finds the built-in's field in its place, the user's
+fields coming after.  (FIFO's state is a NamedTuple, ``fifo.Ring``, that its hooks unpack
+by position for the same reason.)
+
 Hooks (all ``@njit``; ``state`` is what ``init`` returned; ``cache`` is the engine's
 read-only view of its slots, read through the accessors below, never by position:
 :func:`slot_keys` (``-1`` marks a free slot), :func:`slot_vectors`,

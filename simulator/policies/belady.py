@@ -45,6 +45,11 @@ def next_requests(requests):
     return out
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_NEXT_USE = 0  # per step t: the next step that requests the same object (next_requests)
+_TREE = 1  # the max segment tree over slots (in _init)
+
+
 def _init(ctx):
     requests = getattr(ctx.trace, "requests", None)
     if requests is None:
@@ -81,22 +86,22 @@ def _set(tree, slot, when):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    _set(state[1], slot, state[0][t])
+    _set(state[_TREE], slot, state[_NEXT_USE][t])
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    _set(state[1], slot, state[0][t])
+    _set(state[_TREE], slot, state[_NEXT_USE][t])
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    _set(state[1], slot, -1)
+    _set(state[_TREE], slot, -1)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return state[1][1, 1]
+    return state[_TREE][1, 1]  # the root's slot
 
 
 POLICY = Policy(name="belady", summary="offline: evict the item requested again farthest ahead",

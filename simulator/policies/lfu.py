@@ -44,6 +44,13 @@ def _check(params):
     return None
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TREE = 0  # the min segment tree over slots (in _init)
+_META = 1  # [_BUCKET, _EVENTS] below
+_BUCKET = 0  # in meta: the tie code, 0 admission, 1 bucket
+_EVENTS = 1  # in meta: hits and insertions so far (the tie order)
+
+
 def _init(ctx):
     size = 1
     while size < ctx.slots:
@@ -58,7 +65,6 @@ def _init(ctx):
     tie = ctx.params["tie"]
     if tie == "auto":
         tie = "bucket" if ctx.mode == "paging" else "admission"
-    # meta = [tie code (0 admission, 1 bucket), event counter]
     meta = np.array([int(tie == "bucket"), 0], np.int64)
     return (tree, meta)
 
@@ -85,30 +91,30 @@ def _set(tree, slot, count, order):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    tree, meta = state
+    tree, meta = state[_TREE], state[_META]
     leaf = (tree.shape[0] >> 1) + slot
-    meta[1] += 1
-    # "bucket" (meta[0] = 1) re-enters the item at the tail of its new count's list
-    order = tree[leaf, 1] + (meta[1] - tree[leaf, 1]) * meta[0]
+    meta[_EVENTS] += 1
+    # "bucket" re-enters the item at the tail of its new count's list
+    order = tree[leaf, 1] + (meta[_EVENTS] - tree[leaf, 1]) * meta[_BUCKET]
     _set(tree, slot, tree[leaf, 0] + 1, order)
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    tree, meta = state
-    meta[1] += 1
+    tree, meta = state[_TREE], state[_META]
+    meta[_EVENTS] += 1
     # admission order and bucket-entry order coincide for a newly admitted item
-    _set(tree, slot, 0, meta[1])
+    _set(tree, slot, 0, meta[_EVENTS])
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    _set(state[0], slot, _NEVER, _NEVER)
+    _set(state[_TREE], slot, _NEVER, _NEVER)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return state[0][1, 2]
+    return state[_TREE][1, 2]  # the root's slot
 
 
 POLICY = Policy(name="lfu", summary="always admit; evict the least frequently retrieved item",

@@ -19,7 +19,10 @@ import numpy as np
 from simulator.config import njit
 from simulator.policies.base import Policy
 
-# meta: the most recent slot, the evicted tail, the slot victim() chose (-1: none)
+# The fields of the state tuple, by position (hooks read state[_PREV][s]; base.py says why)
+_PREV = 0  # per slot: the next less recent slot (prev[head] is the least recent)
+_NEXT = 1  # per slot: the next more recent slot
+_META = 2  # the most recent slot, the evicted tail, the slot victim() chose (-1: none)
 _HEAD, _PENDING, _VICTIM = 0, 1, 2
 
 
@@ -29,84 +32,84 @@ def _init(ctx):
     return (prev, nxt, np.full(3, -1, np.int32))
 
 
-# Hooks index ``state[i]`` in place: holding an array in a local across calls costs
+# Hooks index ``state[_PREV]`` in place: holding an array in a local across calls costs
 # reference counting on every request (see fifo.py).
 @njit
 def _unlink(state, s):
-    if state[1][s] == s:  # the only slot
-        state[2][_HEAD] = -1
+    if state[_NEXT][s] == s:  # the only slot
+        state[_META][_HEAD] = -1
         return
-    a, b = state[0][s], state[1][s]
-    state[1][a] = b
-    state[0][b] = a
-    if state[2][_HEAD] == s:
-        state[2][_HEAD] = b
+    a, b = state[_PREV][s], state[_NEXT][s]
+    state[_NEXT][a] = b
+    state[_PREV][b] = a
+    if state[_META][_HEAD] == s:
+        state[_META][_HEAD] = b
 
 
 @njit
 def _push_mru(state, s):
-    head = state[2][_HEAD]
+    head = state[_META][_HEAD]
     if head < 0:
-        state[0][s] = s
-        state[1][s] = s
+        state[_PREV][s] = s
+        state[_NEXT][s] = s
     else:  # between the tail and the head of the ring
-        tail = state[0][head]
-        state[0][s] = tail
-        state[1][s] = head
-        state[1][tail] = s
-        state[0][head] = s
-    state[2][_HEAD] = s
+        tail = state[_PREV][head]
+        state[_PREV][s] = tail
+        state[_NEXT][s] = head
+        state[_NEXT][tail] = s
+        state[_PREV][head] = s
+    state[_META][_HEAD] = s
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    head = state[2][_HEAD]
+    head = state[_META][_HEAD]
     if slot == head:
         return  # already the most recent
-    if slot != state[0][head]:  # the tail needs no relinking: the head moves onto it
+    if slot != state[_PREV][head]:  # the tail needs no relinking: the head moves onto it
         # _unlink then _push_mru, without their branches for a lone or a head slot (which
         # cannot occur here): calling them cost 0.8 ns of a 8 ns paging request
-        a, b = state[0][slot], state[1][slot]
-        state[1][a] = b
-        state[0][b] = a
-        tail = state[0][head]
-        state[0][slot] = tail
-        state[1][slot] = head
-        state[1][tail] = slot
-        state[0][head] = slot
-    state[2][_HEAD] = slot
+        a, b = state[_PREV][slot], state[_NEXT][slot]
+        state[_NEXT][a] = b
+        state[_PREV][b] = a
+        tail = state[_PREV][head]
+        state[_PREV][slot] = tail
+        state[_NEXT][slot] = head
+        state[_NEXT][tail] = slot
+        state[_PREV][head] = slot
+    state[_META][_HEAD] = slot
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    v = state[2][_PENDING]
+    v = state[_META][_PENDING]
     if v == slot:  # the evicted tail refilled: rotate the ring
-        state[2][_PENDING] = -1
-        state[2][_HEAD] = slot
+        state[_META][_PENDING] = -1
+        state[_META][_HEAD] = slot
         return
     if v >= 0:  # refilled elsewhere: the evicted tail leaves the ring
-        state[2][_PENDING] = -1
+        state[_META][_PENDING] = -1
         _unlink(state, v)
     _push_mru(state, slot)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    if slot == state[2][_VICTIM]:  # the tail: stays linked until on_insert
-        state[2][_PENDING] = slot
-        state[2][_VICTIM] = -1
+    if slot == state[_META][_VICTIM]:  # the tail: stays linked until on_insert
+        state[_META][_PENDING] = slot
+        state[_META][_VICTIM] = -1
     else:  # a deletion
         _unlink(state, slot)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    p = state[2][_PENDING]
+    p = state[_META][_PENDING]
     if p >= 0:  # an earlier victim of this arrival (a sized one evicts until it fits)
-        state[2][_PENDING] = -1
+        state[_META][_PENDING] = -1
         _unlink(state, p)
-    v = state[0][state[2][_HEAD]]
-    state[2][_VICTIM] = v
+    v = state[_PREV][state[_META][_HEAD]]
+    state[_META][_VICTIM] = v
     return v
 
 

@@ -14,23 +14,27 @@ from simulator.config import njit
 from simulator.policies.base import Policy, admission_steps, slot_keys
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_LAST_USE = 0  # per slot: the step of its last retrieval, or of its admission
+
+
 def _init(ctx):
-    return (np.zeros(ctx.slots, np.int64),)  # last use per slot
+    return (np.zeros(ctx.slots, np.int64),)
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    state[0][slot] = t
+    state[_LAST_USE][slot] = t
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    state[0][slot] = t
+    state[_LAST_USE][slot] = t
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    last, slot_key, slot_adm = state[0], slot_keys(cache), admission_steps(cache)
+    last, slot_key, slot_adm = state[_LAST_USE], slot_keys(cache), admission_steps(cache)
     best = -1
     for s in range(slot_key.shape[0]):
         if slot_key[s] >= 0 and (best < 0 or last[s] < last[best] or (

@@ -20,34 +20,40 @@ from simulator.policies.base import Policy, Traits
 _SALT = 0x52414E44  # "RAND": separates this stream from any other stream of the run
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_ENTRIES = 0  # the cached slots in array order (the first _COUNT entries)
+_POSITION = 1  # per slot: its index in _ENTRIES
+_COUNT = 2  # [n], how many entries are cached
+_STREAM = 3  # the run's random stream for this policy
+
+
 def _init(ctx):
     k = ctx.slots
-    # entries (slots in array order), the position of each slot, [n], random stream
     return (np.zeros(k, np.int64), np.zeros(k, np.int64), np.zeros(1, np.int64),
             rng.new_stream(ctx.seed, _SALT))
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    n = state[2][0]
-    state[0][n] = slot
-    state[1][slot] = n
-    state[2][0] = n + 1
+    n = state[_COUNT][0]
+    state[_ENTRIES][n] = slot
+    state[_POSITION][slot] = n
+    state[_COUNT][0] = n + 1
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    n = state[2][0] - 1
-    i = state[1][slot]
-    last = state[0][n]
-    state[0][i] = last
-    state[1][last] = i
-    state[2][0] = n
+    n = state[_COUNT][0] - 1
+    i = state[_POSITION][slot]
+    last = state[_ENTRIES][n]
+    state[_ENTRIES][i] = last
+    state[_POSITION][last] = i
+    state[_COUNT][0] = n
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return state[0][rng.randbelow(state[3], state[2][0])]
+    return state[_ENTRIES][rng.randbelow(state[_STREAM], state[_COUNT][0])]
 
 
 POLICY = Policy(name="random", summary="always admit; evict a uniformly random item (seeded)",

@@ -69,11 +69,16 @@ PARAMS = {"small_ratio": 0.1, "ghost_ratio": 0.9, "move_threshold": 2}
 #   row S+2+G                sentinel of the ghost
 #   last three rows          counters (below); _N_* are total weights
 # A second array maps each key to its ghost node, or -1.
-_PREV, _NEXT, _LIST, _VAL, _WT = 0, 1, 2, 3, 4
-_N_SMALL, _N_MAIN, _N_GHOST, _FREE, _BYTES = (-3, 0), (-3, 1), (-3, 2), (-3, 3), (-3, 4)
-_CAP_SMALL, _CAP_MAIN, _CAP_GHOST, _THRESHOLD, _WEIGHT = \
+_PREV, _NEXT, _LIST, _FREQ_OR_KEY, _WT = 0, 1, 2, 3, 4
+# counters, as (row, column) from the end of the table: the weights in small, main and the
+# ghost, the top of the free node stack, 1 if items weigh their sizes (a budget) else 0;
+_N_SMALL, _N_MAIN, _N_GHOST, _FREE, _SIZED = (-3, 0), (-3, 1), (-3, 2), (-3, 3), (-3, 4)
+# the shares of small, main and the ghost, move_threshold, the arriving item's weight;
+_CAP_SMALL, _CAP_MAIN, _CAP_GHOST, _THRESHOLD, _ARRIVAL_WEIGHT = \
     (-2, 0), (-2, 1), (-2, 2), (-2, 3), (-2, 4)
-_EVICTED, _ARRIVAL, _DEST, _K = (-1, 0), (-1, 1), (-1, 2), (-1, 3)  # _K: S, the slots
+# 1 once an item was evicted, 1 if the arrival was a ghost hit, 1 if the victim goes to the
+# ghost, S (the slots)
+_EVICTED, _GHOST_HIT, _TO_GHOST, _SLOTS = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
 
 
 def _check(params):
@@ -100,6 +105,11 @@ def sizes(capacity, small_ratio=0.1, ghost_ratio=0.9):
     return small, capacity - small, int(capacity * ghost_ratio)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_GHOST_OF = 1  # per key: its ghost node, or -1 (int32)
+
+
 def _init(ctx):
     k, p = ctx.slots, ctx.params
     sized = ctx.budget is not None
@@ -115,93 +125,93 @@ def _init(ctx):
     table[_FREE] = k + 2 if pool else -1
     table[_CAP_SMALL], table[_CAP_MAIN], table[_CAP_GHOST] = small, main, ghost
     table[_THRESHOLD] = p["move_threshold"]
-    table[_K], table[_BYTES], table[_WEIGHT] = k, sized, 1
+    table[_SLOTS], table[_SIZED], table[_ARRIVAL_WEIGHT] = k, sized, 1
     return (table, np.full(ctx.n_keys, -1, np.int32))
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    state[0][slot, _VAL] += 1
+    state[_TABLE][slot, _FREQ_OR_KEY] += 1
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    state[0][slot, _VAL] += 1
+    state[_TABLE][slot, _FREQ_OR_KEY] += 1
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
-    table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
-    node = state[1][key]
-    table[_ARRIVAL] = 0
+    table[_ARRIVAL_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_SIZED]
+    node = state[_GHOST_OF][key]
+    table[_GHOST_HIT] = 0
     if node >= 0:  # a ghost hit: the key leaves the ghost and will enter main
-        sized_ghosts.forget(table, state[1], node, _VAL, _WT, _N_GHOST, _FREE)
-        table[_ARRIVAL] = 1
-    return table[_WEIGHT] <= table[_CAP_SMALL]
+        sized_ghosts.forget(table, state[_GHOST_OF], node, _FREQ_OR_KEY, _WT, _N_GHOST, _FREE)
+        table[_GHOST_HIT] = 1
+    return table[_ARRIVAL_WEIGHT] <= table[_CAP_SMALL]
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
-    k = table[_K]
+    table = state[_TABLE]
+    k = table[_SLOTS]
     table[_EVICTED] = 1
     while True:
         if table[_N_MAIN] > table[_CAP_MAIN] or table[_N_SMALL] == 0:
             while True:  # main: a 2-bit clock over a FIFO
                 o = table[k + 1, _NEXT]
-                f = table[o, _VAL]
+                f = table[o, _FREQ_OR_KEY]
                 if f == 0:
-                    table[_DEST] = 0
+                    table[_TO_GHOST] = 0
                     return o
                 unlink(table, o)
                 push_back(table, k + 1, o, 2)
-                table[o, _VAL] = min(f, 3) - 1
+                table[o, _FREQ_OR_KEY] = min(f, 3) - 1
         while table[_N_SMALL] > 0:
             o = table[k, _NEXT]
-            if table[o, _VAL] < table[_THRESHOLD]:
-                table[_DEST] = 1  # to the ghost
+            if table[o, _FREQ_OR_KEY] < table[_THRESHOLD]:
+                table[_TO_GHOST] = 1  # to the ghost
                 return o
             unlink(table, o)
             push_back(table, k + 1, o, 2)
-            table[o, _VAL] = 0
+            table[o, _FREQ_OR_KEY] = 0
             table[_N_SMALL] -= table[o, _WT]
             table[_N_MAIN] += table[o, _WT]
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     if table[slot, _LIST] == 1:
         table[_N_SMALL] -= table[slot, _WT]
     else:
         table[_N_MAIN] -= table[slot, _WT]
     unlink(table, slot)
-    to_ghost = table[_DEST]
-    table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
+    to_ghost = table[_TO_GHOST]
+    table[_TO_GHOST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_GHOST] > 0:
         # row shape[0] - 4 is the ghost sentinel
-        sized_ghosts.remember(table, state[1], table.shape[0] - 4, key, table[slot, _WT],
-                              _VAL, _WT, 3, _N_GHOST, table[_CAP_GHOST], _FREE)
+        sized_ghosts.remember(table, state[_GHOST_OF], table.shape[0] - 4, key, table[slot, _WT],
+                              _FREQ_OR_KEY, _WT, 3, _N_GHOST, table[_CAP_GHOST], _FREE)
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
-    k = table[_K]
-    w = table[_WEIGHT]
+    table = state[_TABLE]
+    k = table[_SLOTS]
+    w = table[_ARRIVAL_WEIGHT]
     table[slot, _WT] = w
-    if table[_ARRIVAL] == 1 or (table[_EVICTED] == 0
-                                and table[_N_SMALL] >= table[_CAP_SMALL]):
+    if table[_GHOST_HIT] == 1 or (table[_EVICTED] == 0
+                                   and table[_N_SMALL] >= table[_CAP_SMALL]):
         push_back(table, k + 1, slot, 2)
         table[_N_MAIN] += w
     else:
         push_back(table, k, slot, 1)
         table[_N_SMALL] += w
-    table[slot, _VAL] = 0
-    table[_ARRIVAL] = 0
+    table[slot, _FREQ_OR_KEY] = 0
+    table[_GHOST_HIT] = 0
 
 
 POLICY = Policy(name="s3fifo",

@@ -24,7 +24,12 @@ from simulator.policies.base import Policy
 # table rows: slot s (0 .. K-1) and the sentinel K; columns:
 _NEWER, _OLDER, _VISITED = 0, 1, 2
 # The queue is circular through the sentinel: sentinel.NEWER is the tail (oldest item),
-# sentinel.OLDER the head (newest).  meta = [hand slot or -1].
+# sentinel.OLDER the head (newest).
+
+
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows above
+_HAND = 1  # [the slot the hand rests on, or -1: the tail]
 
 
 def _init(ctx):
@@ -36,17 +41,17 @@ def _init(ctx):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    state[0][slot, _VISITED] = 1
+    state[_TABLE][slot, _VISITED] = 1
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    state[0][slot, _VISITED] = 1
+    state[_TABLE][slot, _VISITED] = 1
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     s = table.shape[0] - 1
     head = table[s, _OLDER]
     table[slot, _NEWER] = s
@@ -58,20 +63,20 @@ def _on_insert(state, slot, key, t):
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     newer = table[slot, _NEWER]
     older = table[slot, _OLDER]
-    if state[1][0] == slot:
-        state[1][0] = -1 if newer == table.shape[0] - 1 else newer
+    if state[_HAND][0] == slot:
+        state[_HAND][0] = -1 if newer == table.shape[0] - 1 else newer
     table[older, _NEWER] = newer
     table[newer, _OLDER] = older
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     s = table.shape[0] - 1
-    h = state[1][0]
+    h = state[_HAND][0]
     if h < 0:
         h = table[s, _NEWER]
     while table[h, _VISITED] != 0:
@@ -79,7 +84,7 @@ def _victim(state, t, key, x, cache):
         h = table[h, _NEWER]
         if h == s:
             h = table[s, _NEWER]
-    state[1][0] = h  # on_evict moves the hand on to the next newer item
+    state[_HAND][0] = h  # on_evict moves the hand on to the next newer item
     return h
 
 

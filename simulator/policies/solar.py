@@ -21,34 +21,39 @@ def _check(params):
     return regret_gate.check(params) or thompson.check(params)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_GATE = regret_gate.GATE  # the gate's state (first: its on_feedback reads it there)
+_THOMPSON = 1  # the Thompson eviction's state
+
+
 def _init(ctx):
     return (regret_gate.new_state(ctx.params, ctx.switch_cost), thompson.new_state(ctx))
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    thompson.on_hit(state[1], slot, relevant)
+    thompson.on_hit(state[_THOMPSON], slot, relevant)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    thompson.note_arrival(state[1], cache)
-    return regret_gate.admit(state[0])
+    thompson.note_arrival(state[_THOMPSON], cache)
+    return regret_gate.admit(state[_GATE])
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    thompson.on_insert(state[1], slot, key)
+    thompson.on_insert(state[_THOMPSON], slot, key)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    thompson.on_evict(state[1], slot)
+    thompson.on_evict(state[_THOMPSON], slot)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return thompson.victim(state[1], t, cache)
+    return thompson.victim(state[_THOMPSON], t, cache)
 
 
 POLICY = Policy(name="solar", summary="regret-gated admission (Alg. 1) + Thompson eviction "

@@ -48,15 +48,24 @@ def _check(params):
     return regret_gate.check(params)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_GATE = regret_gate.GATE  # the gate's state (first: its on_feedback reads it there)
+_HITS = 1  # per slot: r_i, the steps that retrieved it
+_WEIGHTS = 2  # w_recency, w_use, w_novelty, age_scale, 1.0 if evict_rank is per_size
+_NN = 3  # per slot: nn_i, kept up to date between evictions (see _refresh)
+_NN_SLOT = 4  # per slot: the slot its nn_i comes from (-1: the floor 0)
+_FLAG = 5  # per slot: 1 changed, 2 to recompute, since the last eviction
+_CHANGED = 6  # the changed slots; the last entry counts them
+_ROW = 7  # scratch: one slot's cosines to every slot (float32)
+_SIZE = 8  # per slot: its item's size
+_ARRIVING = 9  # [the arriving item's size], from admit for on_insert
+
+
 def _init(ctx):
     p = ctx.params
     weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"],
                         float(p["evict_rank"] == "per_size")])
     k = ctx.slots
-    # nn_i kept up to date between evictions (see _refresh): nn, the slot it comes from
-    # (-1: the floor 0), a flag per slot (1 changed, 2 to recompute) and the changed slots
-    # (last entry: how many), plus a row of scratch; then each slot's size and the size
-    # arriving now (from admit, for on_insert)
     return (regret_gate.new_state(p, ctx.switch_cost), np.zeros(k, np.int64), weights,
             np.zeros(k), np.full(k, -1, np.int64), np.zeros(k, np.int64),
             np.zeros(k + 1, np.int64), np.zeros(k, np.float32), np.ones(k, np.int64),
@@ -65,27 +74,27 @@ def _init(ctx):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    state[1][slot] += 1
+    state[_HITS][slot] += 1
 
 
 @njit
 def _changed(state, slot):
-    if state[5][slot] != 1:
-        state[5][slot] = 1
-        state[6][state[6][-1]] = slot
-        state[6][-1] += 1
+    if state[_FLAG][slot] != 1:
+        state[_FLAG][slot] = 1
+        state[_CHANGED][state[_CHANGED][-1]] = slot
+        state[_CHANGED][-1] += 1
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    state[9][0] = arriving_size(cache)
-    return regret_gate.admit(state[0])
+    state[_ARRIVING][0] = arriving_size(cache)
+    return regret_gate.admit(state[_GATE])
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    state[1][slot] = 0
-    state[8][slot] = state[9][0]
+    state[_HITS][slot] = 0
+    state[_SIZE][slot] = state[_ARRIVING][0]
     _changed(state, slot)
 
 
@@ -96,21 +105,21 @@ def _on_evict(state, slot, key, t):
 
 @njit
 def _row(state, s, cache):
-    """``state[7][o]`` = cosine of the items in slots s and o (all slots)."""
+    """``state[_ROW][o]`` = cosine of the items in slots s and o (all slots)."""
     vecs = slot_vectors(cache)
-    similarities(vecs[:, s], vecs, slot_keys(cache).shape[0], state[7])
+    similarities(vecs[:, s], vecs, slot_keys(cache).shape[0], state[_ROW])
 
 
 @njit
 def _recompute(state, s, cache):
     _row(state, s, cache)
     slot_key = slot_keys(cache)
-    state[3][s] = 0.0
-    state[4][s] = -1
+    state[_NN][s] = 0.0
+    state[_NN_SLOT][s] = -1
     for o in range(slot_key.shape[0]):
-        if o != s and slot_key[o] >= 0 and state[7][o] > state[3][s]:
-            state[3][s] = state[7][o]
-            state[4][s] = o
+        if o != s and slot_key[o] >= 0 and state[_ROW][o] > state[_NN][s]:
+            state[_NN][s] = state[_ROW][o]
+            state[_NN_SLOT][s] = o
 
 
 @njit
@@ -122,32 +131,32 @@ def _refresh(state, cache):
     float32 cosine the full pairwise scan would compute, so the result is the same.
     """
     slot_key = slot_keys(cache)
-    n_changed = state[6][-1]
+    n_changed = state[_CHANGED][-1]
     for i in range(n_changed):
-        c = state[6][i]
+        c = state[_CHANGED][i]
         for s in range(slot_key.shape[0]):
-            if state[4][s] == c and state[5][s] == 0:
-                state[5][s] = 2
+            if state[_NN_SLOT][s] == c and state[_FLAG][s] == 0:
+                state[_FLAG][s] = 2
     for i in range(n_changed):
-        c = state[6][i]
+        c = state[_CHANGED][i]
         if slot_key[c] < 0:
             continue
-        _recompute(state, c, cache)  # leaves c's row in state[7]
+        _recompute(state, c, cache)  # leaves c's row in state[_ROW]
         for o in range(slot_key.shape[0]):
-            if state[5][o] == 0 and slot_key[o] >= 0 and state[7][o] > state[3][o]:
-                state[3][o] = state[7][o]
-                state[4][o] = c
+            if state[_FLAG][o] == 0 and slot_key[o] >= 0 and state[_ROW][o] > state[_NN][o]:
+                state[_NN][o] = state[_ROW][o]
+                state[_NN_SLOT][o] = c
     for s in range(slot_key.shape[0]):
-        if state[5][s] == 2 and slot_key[s] >= 0:
+        if state[_FLAG][s] == 2 and slot_key[s] >= 0:
             _recompute(state, s, cache)
-        state[5][s] = 0
-    state[6][-1] = 0
+        state[_FLAG][s] = 0
+    state[_CHANGED][-1] = 0
 
 
 @njit
 def _victim(state, t, key, x, cache):
     _refresh(state, cache)
-    hits, w, size = state[1], state[2], state[8]
+    hits, w, size = state[_HITS], state[_WEIGHTS], state[_SIZE]
     per_size = w[4] != 0.0
     slot_key, slot_adm = slot_keys(cache), admission_steps(cache)
     best = -1
@@ -157,7 +166,7 @@ def _victim(state, t, key, x, cache):
             continue
         age = t - slot_adm[s]
         score = (w[0] * np.exp(-age / w[3]) + w[1] * hits[s] / max(1, age)
-                 + w[2] * (1.0 - state[3][s]))
+                 + w[2] * (1.0 - state[_NN][s]))
         if per_size:
             score /= size[s]
         if score < best_score or (score == best_score and slot_key[s] < slot_key[best]):

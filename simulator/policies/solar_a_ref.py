@@ -37,48 +37,55 @@ def _check(params):
     return authors_gate.check(params)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_GATE = 0  # the authors' gate's state
+_LAST_USE = 1  # per slot: the step it was last retrieved, or admitted
+_HITS = 2  # per slot: the steps that retrieved it
+_WEIGHTS = 3  # w_recency, w_use, w_novelty, age_scale
+_SCRATCH = 4  # authors_views.scratch(slots)
+
+
 def _init(ctx):
     p, k = ctx.params, ctx.slots
     weights = np.array([p["w_recency"], p["w_use"], p["w_novelty"], p["age_scale"]])
-    # gate, last use per slot, retrievals per slot, weights, scratch
     return (authors_gate.new_state(p, ctx.capacity, k), np.zeros(k, np.int64),
             np.zeros(k, np.int64), weights, authors_views.scratch(k))
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    state[1][slot] = t
-    state[2][slot] += 1
+    state[_LAST_USE][slot] = t
+    state[_HITS][slot] += 1
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    return authors_gate.admit(state[0], x, cache)
+    return authors_gate.admit(state[_GATE], x, cache)
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    authors_gate.rearrival(state[0])
+    authors_gate.rearrival(state[_GATE])
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    authors_gate.on_insert(state[0])
-    state[1][slot] = t
-    state[2][slot] = 0
+    authors_gate.on_insert(state[_GATE])
+    state[_LAST_USE][slot] = t
+    state[_HITS][slot] = 0
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    authors_gate.on_evict(state[0])
+    authors_gate.on_evict(state[_GATE])
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    last, hits, w = state[1], state[2], state[3]
-    order, sims32, vals, _ = state[4]
+    last, hits, w = state[_LAST_USE], state[_HITS], state[_WEIGHTS]
+    order, sims32, vals, _ = state[_SCRATCH]
     n = authors_views.admission_order(cache, order)
-    seen = max(authors_gate.candidates(state[0]), 1.0)
+    seen = max(authors_gate.candidates(state[_GATE]), 1.0)
     best = -1
     best_score = np.inf
     for i in range(n):

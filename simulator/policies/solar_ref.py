@@ -35,6 +35,11 @@ def _check(params):
     return authors_gate.check(params) or authors_thompson.check(params)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_GATE = 0  # the authors' gate's state
+_THOMPSON = 1  # the authors' Thompson eviction's state
+
+
 def _init(ctx):
     return (authors_gate.new_state(ctx.params, ctx.capacity, ctx.slots),
             authors_thompson.new_state(ctx))
@@ -42,42 +47,42 @@ def _init(ctx):
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    authors_thompson.on_hit(state[1], slot, t)
+    authors_thompson.on_hit(state[_THOMPSON], slot, t)
 
 
 @njit
 def _on_feedback(state, t, loss, quality):
-    authors_thompson.on_feedback(state[1], t)
+    authors_thompson.on_feedback(state[_THOMPSON], t)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    if not authors_gate.admit(state[0], x, cache):
+    if not authors_gate.admit(state[_GATE], x, cache):
         return False
-    authors_thompson.note_arrival(state[1], x, cache)
+    authors_thompson.note_arrival(state[_THOMPSON], x, cache)
     return True
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    authors_gate.rearrival(state[0])
+    authors_gate.rearrival(state[_GATE])
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    authors_gate.on_insert(state[0])
-    authors_thompson.on_insert(state[1], slot)
+    authors_gate.on_insert(state[_GATE])
+    authors_thompson.on_insert(state[_THOMPSON], slot)
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    authors_gate.on_evict(state[0])
-    authors_thompson.on_evict(state[1], slot)
+    authors_gate.on_evict(state[_GATE])
+    authors_thompson.on_evict(state[_THOMPSON], slot)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    return authors_thompson.victim(state[1], t)
+    return authors_thompson.victim(state[_THOMPSON], t)
 
 
 POLICY = Policy(name="solar_ref", summary="the authors' code: information-gain gate + their "

@@ -82,12 +82,21 @@ AGING = 32  # halve the sketch every AGING * M main hits
 #   rows 0 .. S-1          cached slots (list 1 = window, 2 = probation, 3 = protected,
 #                          4 = deferred)
 #   rows S .. S+3          sentinels of the window, probation, protected and deferred
-#   last four rows         counters (below); table[-3, lst] is the weight of list lst
+#   last four rows         counters (below)
 _PREV, _NEXT, _LIST, _KEY, _WT = 0, 1, 2, 3, 4
+# counters, as (row, column) from the end of the table:
 _PAGING = (-4, 0)  # 1 in paging mode: deferred items leave through delete
-_DONE, _N_W, _N_P, _N_Q, _N_D = (-3, 0), (-3, 1), (-3, 2), (-3, 3), (-3, 4)
-_CAP_W, _CAP_M, _CAP_P, _CAP_Q, _BYTES = (-2, 0), (-2, 1), (-2, 2), (-2, 3), (-2, 4)
-_HITS, _PERIOD, _K, _WEIGHT, _DEFERRALS = (-1, 0), (-1, 1), (-1, 2), (-1, 3), (-1, 4)
+_TAKEN = (-3, 0)  # the slot victim() took out of main itself (on_evict acknowledges; -1)
+_LIST_WEIGHTS = -3  # (_LIST_WEIGHTS, lst): the total weight in list lst, 1 to 4
+_N_WINDOW, _N_PROBATION, _N_PROTECTED, _N_DEFERRED = (-3, 1), (-3, 2), (-3, 3), (-3, 4)
+# the shares W, M, P and protected's
+_CAP_WINDOW, _CAP_MAIN, _CAP_PROBATION, _CAP_PROTECTED = (-2, 0), (-2, 1), (-2, 2), (-2, 3)
+_SIZED = (-2, 4)  # 1 if items weigh their sizes (a budget), else 0
+_MAIN_HITS = (-1, 0)  # requests that hit main since the sketch was last halved
+_AGING_PERIOD = (-1, 1)  # AGING * M: the main hits between two halvings
+_SLOTS = (-1, 2)  # S, the number of slots (the sentinels' first row)
+_ARRIVAL_WEIGHT = (-1, 3)  # the arriving item's weight
+_DEFERRALS = (-1, 4)  # the items deferred so far (a statistic)
 
 
 def _check(params):
@@ -113,6 +122,12 @@ def sizes(capacity, window_ratio=0.01, paging=False):
     return window, probation, int(4.0 / 5 * main) if paging else main - probation
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_COUNTERS = 1  # the count-min sketch's counters (count_min.build)
+_CELLS = 2  # each key's sketch cells (count_min.build)
+
+
 def _init(ctx):
     k = ctx.slots
     sized = ctx.budget is not None
@@ -123,11 +138,11 @@ def _init(ctx):
     table = np.zeros((k + 8, 5), np.int64)
     for head in range(k, k + 4):
         table[head, _PREV] = table[head, _NEXT] = head
-    table[_DONE] = -1
-    table[_CAP_W], table[_CAP_M], table[_CAP_P], table[_CAP_Q] = window, main, probation, \
-        protected
-    table[_PERIOD] = AGING * main
-    table[_K], table[_BYTES], table[_WEIGHT], table[_PAGING] = k, sized, 1, paging
+    table[_TAKEN] = -1
+    table[_CAP_WINDOW], table[_CAP_MAIN] = window, main
+    table[_CAP_PROBATION], table[_CAP_PROTECTED] = probation, protected
+    table[_AGING_PERIOD] = AGING * main
+    table[_SLOTS], table[_SIZED], table[_ARRIVAL_WEIGHT], table[_PAGING] = k, sized, 1, paging
     ids = ctx.object_ids
     if ids is None or len(ids) < ctx.n_keys:  # no ids of its own (or an empty trace)
         ids = np.arange(1, ctx.n_keys + 1, dtype=np.uint64)
@@ -138,63 +153,64 @@ def _init(ctx):
 def deferrals(state):
     """How many items this run's policy has deferred so far (in paging mode: dropped);
     a statistic for tests."""
-    return int(state[0][_DEFERRALS])
+    return int(state[_TABLE][_DEFERRALS])
 
 
 @njit
 def _push_recent(table, lst, i):
-    push_back(table, table[_K] + lst - 1, i, lst)
+    push_back(table, table[_SLOTS] + lst - 1, i, lst)
 
 
 @njit
 def _defer(table, i):
     """Item ``i`` leaves its queue for the deferred list (see the docstring)."""
     lst = table[i, _LIST]
-    table[-3, lst] -= table[i, _WT]
+    table[_LIST_WEIGHTS, lst] -= table[i, _WT]
     unlink(table, i)
     _push_recent(table, 4, i)
-    table[_N_D] += table[i, _WT]
+    table[_N_DEFERRED] += table[i, _WT]
     table[_DEFERRALS] += 1
 
 
 @njit
 def _main_victim(table):
-    k = table[_K]
-    return table[k + 1, _NEXT] if table[_N_P] > 0 else table[k + 2, _NEXT]
+    k = table[_SLOTS]
+    return table[k + 1, _NEXT] if table[_N_PROBATION] > 0 else table[k + 2, _NEXT]
 
 
 @njit
 def _trim_main(table, w):
     """Defer main's victims while main cannot take an item of weight ``w``."""
-    while table[_N_P] + table[_N_Q] > 0 and table[_N_P] + table[_N_Q] + w > table[_CAP_M]:
+    while (table[_N_PROBATION] + table[_N_PROTECTED] > 0
+           and table[_N_PROBATION] + table[_N_PROTECTED] + w > table[_CAP_MAIN]):
         _defer(table, _main_victim(table))
 
 
 @njit
 def _main_insert(table, i):
     w = table[i, _WT]
-    if table[_N_P] + w <= table[_CAP_P]:
+    if table[_N_PROBATION] + w <= table[_CAP_PROBATION]:
         lst = 2
-    elif table[_N_Q] + w <= table[_CAP_Q]:
+    elif table[_N_PROTECTED] + w <= table[_CAP_PROTECTED]:
         lst = 3
     else:
         lst = 2
-        if table[_N_P] + table[_N_Q] + w > table[_CAP_M]:
+        if table[_N_PROBATION] + table[_N_PROTECTED] + w > table[_CAP_MAIN]:
             _trim_main(table, w)
     _push_recent(table, lst, i)
-    table[-3, lst] += w
+    table[_LIST_WEIGHTS, lst] += w
 
 
 @njit
 def _trim_probation(table):
-    k = table[_K]
-    while table[_N_P] > table[_CAP_P]:
+    k = table[_SLOTS]
+    while table[_N_PROBATION] > table[_CAP_PROBATION]:
         _defer(table, table[k + 1, _NEXT])
 
 
 @njit
 def _request(state, slot):
-    table = state[0]
+    table = state[_TABLE]
     lst = table[slot, _LIST]
     if lst == 4:
         return  # deferred: waits for the engine's next victim
@@ -202,24 +218,24 @@ def _request(state, slot):
     if lst == 1:
         _push_recent(table, 1, slot)
         return
-    count_min.add(state[1], state[2], table[slot, _KEY])
-    table[_HITS] += 1
-    if table[_HITS] >= table[_PERIOD]:
-        table[_HITS] = 0
-        count_min.halve(state[1])
+    count_min.add(state[_COUNTERS], state[_CELLS], table[slot, _KEY])
+    table[_MAIN_HITS] += 1
+    if table[_MAIN_HITS] >= table[_AGING_PERIOD]:
+        table[_MAIN_HITS] = 0
+        count_min.halve(state[_COUNTERS])
     _push_recent(table, 3, slot)
     if lst == 2:
         w = table[slot, _WT]
-        table[_N_P] -= w
-        table[_N_Q] += w
-        while table[_N_Q] > table[_CAP_Q]:
-            old = table[table[_K] + 2, _NEXT]
+        table[_N_PROBATION] -= w
+        table[_N_PROTECTED] += w
+        while table[_N_PROTECTED] > table[_CAP_PROTECTED]:
+            old = table[table[_SLOTS] + 2, _NEXT]
             unlink(table, old)
             _push_recent(table, 2, old)
             w = table[old, _WT]
-            table[_N_Q] -= w
-            table[_N_P] += w
-            if table[_N_P] > table[_CAP_P]:
+            table[_N_PROTECTED] -= w
+            table[_N_PROBATION] += w
+            if table[_N_PROBATION] > table[_CAP_PROBATION]:
                 _trim_probation(table)
 
 
@@ -235,72 +251,72 @@ def _on_rearrival(state, slot, t):
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
-    table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
-    return table[_WEIGHT] <= table[_CAP_W]
+    table[_ARRIVAL_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_SIZED]
+    return table[_ARRIVAL_WEIGHT] <= table[_CAP_WINDOW]
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     table[slot, _KEY] = key
-    w = table[_WEIGHT]
+    w = table[_ARRIVAL_WEIGHT]
     table[slot, _WT] = w
     _push_recent(table, 1, slot)
-    table[_N_W] += w
-    count_min.add(state[1], state[2], key)
+    table[_N_WINDOW] += w
+    count_min.add(state[_COUNTERS], state[_CELLS], key)
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
-    k = table[_K]
-    if table[_N_D] > 0:  # deferred items first
+    table = state[_TABLE]
+    k = table[_SLOTS]
+    if table[_N_DEFERRED] > 0:  # deferred items first
         return table[k + 3, _NEXT]
-    while table[_N_W] > 0:
+    while table[_N_WINDOW] > 0:
         w = table[k, _NEXT]
         wkey = table[w, _KEY]
-        main = table[_N_P] + table[_N_Q]
-        if main + table[w, _WT] <= table[_CAP_M]:  # main has room: w moves in
+        main = table[_N_PROBATION] + table[_N_PROTECTED]
+        if main + table[w, _WT] <= table[_CAP_MAIN]:  # main has room: w moves in
             unlink(table, w)
-            table[_N_W] -= table[w, _WT]
+            table[_N_WINDOW] -= table[w, _WT]
             _main_insert(table, w)
-            count_min.add(state[1], state[2], wkey)
+            count_min.add(state[_COUNTERS], state[_CELLS], wkey)
             continue
         if main > 0:
             m = _main_victim(table)
-            if (count_min.estimate(state[1], state[2], wkey)
-                    > count_min.estimate(state[1], state[2], table[m, _KEY])):
+            if (count_min.estimate(state[_COUNTERS], state[_CELLS], wkey)
+                    > count_min.estimate(state[_COUNTERS], state[_CELLS], table[m, _KEY])):
                 unlink(table, m)
-                table[-3, table[m, _LIST]] -= table[m, _WT]
+                table[_LIST_WEIGHTS, table[m, _LIST]] -= table[m, _WT]
                 unlink(table, w)
-                table[_N_W] -= table[w, _WT]
+                table[_N_WINDOW] -= table[w, _WT]
                 _main_insert(table, w)
-                count_min.add(state[1], state[2], wkey)
-                table[_DONE] = m  # already out of main: on_evict only acknowledges
+                count_min.add(state[_COUNTERS], state[_CELLS], wkey)
+                table[_TAKEN] = m  # already out of main: on_evict only acknowledges
                 return m
-        count_min.add(state[1], state[2], wkey)
+        count_min.add(state[_COUNTERS], state[_CELLS], wkey)
         return w
     return _main_victim(table)
 
 
 @njit
 def _delete(state, t, cache):
-    table = state[0]
-    if table[_PAGING] and table[_N_D] > 0:  # paging: a deferred item leaves now
-        return table[table[_K] + 3, _NEXT]
+    table = state[_TABLE]
+    if table[_PAGING] and table[_N_DEFERRED] > 0:  # paging: a deferred item leaves now
+        return table[table[_SLOTS] + 3, _NEXT]
     return -1
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
-    if table[_DONE] == slot:
-        table[_DONE] = -1
+    table = state[_TABLE]
+    if table[_TAKEN] == slot:
+        table[_TAKEN] = -1
         return
-    table[-3, table[slot, _LIST]] -= table[slot, _WT]
+    table[_LIST_WEIGHTS, table[slot, _LIST]] -= table[slot, _WT]
     unlink(table, slot)
 
 

@@ -66,12 +66,18 @@ PARAMS = {"in_ratio": 0.25, "out_ratio": 0.5}
 #                            through `next`), G = min(A1out's share, the keys): a ghost is
 #                            a key not cached, of weight >= 1
 #   row S+3+G                sentinel of A1out
-#   last three rows          counters (below); _N_IN, _N_M, _N_OUT are total weights
+#   last three rows          counters (below); _N_IN, _N_AM, _N_OUT are total weights
 # A second array maps each key to its A1out node, or -1.
 _PREV, _NEXT, _LIST, _KEY, _WT = 0, 1, 2, 3, 4
-_N_IN, _N_M, _N_OUT, _FREE, _N_DEFER = (-3, 0), (-3, 1), (-3, 2), (-3, 3), (-3, 4)
-_CAP_IN, _CAP_OUT, _CAP_M, _BYTES, _WEIGHT = (-2, 0), (-2, 1), (-2, 2), (-2, 3), (-2, 4)
-_ARRIVAL, _DEST, _S, _DEFERRALS = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
+# counters, as (row, column) from the end of the table: the weights in A1in, Am and A1out,
+# the top of the free node stack, the number of deferred items;
+_N_IN, _N_AM, _N_OUT, _FREE, _N_DEFER = (-3, 0), (-3, 1), (-3, 2), (-3, 3), (-3, 4)
+# the shares of A1in, A1out and Am, 1 if items weigh their sizes (a budget) else 0, the
+# arriving item's weight;
+_CAP_IN, _CAP_OUT, _CAP_AM, _SIZED, _ARRIVAL_WEIGHT = (-2, 0), (-2, 1), (-2, 2), (-2, 3), (-2, 4)
+# 1 if the arrival was in A1out, 1 if the victim goes to A1out, S (the slots), the
+# deferred items evicted so far (a statistic)
+_GHOST_HIT, _TO_GHOST, _SLOTS, _DEFERRALS = (-1, 0), (-1, 1), (-1, 2), (-1, 3)
 
 
 def _check(params):
@@ -95,6 +101,11 @@ def sizes(capacity, in_ratio=0.25, out_ratio=0.5):
     return max(1, int(capacity * in_ratio)), int(capacity * out_ratio)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_TABLE = 0  # the rows and counters above
+_GHOST_OF = 1  # per key: its A1out node, or -1 (int32)
+
+
 def _init(ctx):
     k = ctx.slots
     sized = ctx.budget is not None
@@ -106,107 +117,107 @@ def _init(ctx):
         table[head, _PREV] = table[head, _NEXT] = head
     table[k + 3:k + 3 + pool, _NEXT] = np.arange(k + 4, k + 4 + pool)
     table[_FREE] = k + 3 if pool else -1
-    table[_CAP_IN], table[_CAP_OUT], table[_CAP_M] = a_in, a_out, c - a_in
-    table[_S], table[_BYTES], table[_WEIGHT] = k, sized, 1
+    table[_CAP_IN], table[_CAP_OUT], table[_CAP_AM] = a_in, a_out, c - a_in
+    table[_SLOTS], table[_SIZED], table[_ARRIVAL_WEIGHT] = k, sized, 1
     return (table, np.full(ctx.n_keys, -1, np.int32))
 
 
 def deferrals(state):
     """How many deferred items the engine has evicted so far (a statistic for tests)."""
-    return int(state[0][_DEFERRALS])
+    return int(state[_TABLE][_DEFERRALS])
 
 
 @njit
 def _request(table, slot):
     if table[slot, _LIST] == 2:
         unlink(table, slot)
-        push_back(table, table[_S] + 1, slot, 2)
+        push_back(table, table[_SLOTS] + 1, slot, 2)
 
 
 @njit
 def _on_hit(state, slot, t, relevant):
-    _request(state[0], slot)
+    _request(state[_TABLE], slot)
 
 
 @njit
 def _on_rearrival(state, slot, t):
-    _request(state[0], slot)
+    _request(state[_TABLE], slot)
 
 
 @njit
 def _admit(state, t, key, x, cache):
-    table = state[0]
+    table = state[_TABLE]
     # the arrival's weight: its size with a budget, else 1 (branch-free: a conditional
     # read of the cache view made the unit-size loop up to twice as slow, measured)
-    table[_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_BYTES]
-    node = state[1][key]
-    table[_ARRIVAL] = 0
+    table[_ARRIVAL_WEIGHT] = 1 + (arriving_size(cache) - 1) * table[_SIZED]
+    node = state[_GHOST_OF][key]
+    table[_GHOST_HIT] = 0
     if node >= 0:  # a ghost hit: the key leaves A1out and will enter Am
-        sized_ghosts.forget(table, state[1], node, _KEY, _WT, _N_OUT, _FREE)
-        table[_ARRIVAL] = 1
-    return table[_WEIGHT] <= table[_CAP_IN]
+        sized_ghosts.forget(table, state[_GHOST_OF], node, _KEY, _WT, _N_OUT, _FREE)
+        table[_GHOST_HIT] = 1
+    return table[_ARRIVAL_WEIGHT] <= table[_CAP_IN]
 
 
 @njit
 def _victim(state, t, key, x, cache):
-    table = state[0]
-    k = table[_S]
-    table[_DEST] = 0
+    table = state[_TABLE]
+    k = table[_SLOTS]
+    table[_TO_GHOST] = 0
     if table[_N_DEFER] > 0:  # deferred items first (see the docstring)
         return table[k + 2, _NEXT]
-    if table[_N_IN] > table[_CAP_IN] or table[_N_M] == 0:
-        table[_DEST] = 1  # to A1out
+    if table[_N_IN] > table[_CAP_IN] or table[_N_AM] == 0:
+        table[_TO_GHOST] = 1  # to A1out
         return table[k, _NEXT]
     return table[k + 1, _NEXT]
 
 
 @njit
 def _on_evict(state, slot, key, t):
-    table = state[0]
+    table = state[_TABLE]
     lst = table[slot, _LIST]
     if lst == 1:
         table[_N_IN] -= table[slot, _WT]
     elif lst == 2:
-        table[_N_M] -= table[slot, _WT]
+        table[_N_AM] -= table[slot, _WT]
     else:  # counted here, not when deferred: a count there slowed unit-size runs 20%
         table[_N_DEFER] -= 1
         table[_DEFERRALS] += 1
     unlink(table, slot)
-    to_ghost = table[_DEST]
-    table[_DEST] = 0  # a deletion not chosen by victim() leaves no ghost
+    to_ghost = table[_TO_GHOST]
+    table[_TO_GHOST] = 0  # a deletion not chosen by victim() leaves no ghost
     if to_ghost == 1 and table[_CAP_OUT] > 0:
         # row shape[0] - 4 is the A1out sentinel
-        sized_ghosts.remember(table, state[1], table.shape[0] - 4, key, table[slot, _WT],
+        sized_ghosts.remember(table, state[_GHOST_OF], table.shape[0] - 4, key, table[slot, _WT],
                               _KEY, _WT, 3, _N_OUT, table[_CAP_OUT], _FREE)
 
 
 @njit
 def _defer_from_am(table, w):
     """Am's least recent items leave Am until an arrival of weight ``w`` fits its share."""
-    k = table[_S]
-    while table[_N_M] > 0 and table[_N_M] + w > table[_CAP_M]:
+    k = table[_SLOTS]
+    while table[_N_AM] > 0 and table[_N_AM] + w > table[_CAP_AM]:
         o = table[k + 1, _NEXT]
         unlink(table, o)
         push_back(table, k + 2, o, 3)
-        table[_N_M] -= table[o, _WT]
+        table[_N_AM] -= table[o, _WT]
         table[_N_DEFER] += 1
 
 
 @njit
 def _on_insert(state, slot, key, t):
-    table = state[0]
-    k = table[_S]
-    w = table[_WEIGHT]
+    table = state[_TABLE]
+    k = table[_SLOTS]
+    w = table[_ARRIVAL_WEIGHT]
     table[slot, _WT] = w
-    if table[_ARRIVAL] == 1:
-        if table[_N_M] + w > table[_CAP_M]:
+    if table[_GHOST_HIT] == 1:
+        if table[_N_AM] + w > table[_CAP_AM]:
             _defer_from_am(table, w)
         push_back(table, k + 1, slot, 2)
-        table[_N_M] += w
+        table[_N_AM] += w
     else:
         push_back(table, k, slot, 1)
         table[_N_IN] += w
-    table[_ARRIVAL] = 0
+    table[_GHOST_HIT] = 0
 
 
 POLICY = Policy(name="twoq", summary="2Q (A1in FIFO, A1out ghost, Am LRU); admits what fits A1in",

@@ -32,8 +32,6 @@ import time
 from typing import Callable
 
 from simulator.engine import compile_marks
-from simulator.engine import kernel_cache
-from simulator.engine.fast import hooks_of
 from simulator.policies import REGISTRY
 from theory.opt import beam, clock
 from theory.opt.model import schedule_from_sets
@@ -88,10 +86,10 @@ def policies(trace, capacity, top_k: int, switch_cost: float, quality: str,
     be cached (compiled in every process)."""
     names = beam.policy_names()
     first = set(to_compile(trace, budget))
+    sized = beam.loops_sized(trace, budget)
     out = []
     for i, name in enumerate(names):
-        pol = REGISTRY[name]
-        compiles = name in first or not kernel_cache.disk_cached(pol, hooks_of(pol))
+        compiles = name in first or not compile_marks.cacheable(REGISTRY[name], sized)
         run = functools.partial(beam.policy_run, trace, name, capacity, top_k,
                                 switch_cost, quality, budget)
         label = f"upper bound: policy {name} ({i + 1}/{len(names)})" + \

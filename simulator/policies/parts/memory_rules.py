@@ -109,6 +109,15 @@ def state_bytes(p: dict, slots: int, n_keys: int) -> int:
     return 8 * slots * (int(p.get("min_uses", PERIODIC["min_uses"])) + 4)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+_CFG = 0  # the settings and flags above (float64)
+_RETRIEVALS = 1  # per slot: the retrievals since admission
+_GOOD = 2  # per slot: those that were relevant
+_LAST_USES = 3  # per slot: the steps of its last min_uses retrievals, a ring (-1: none)
+_RING_POS = 4  # per slot: where the ring writes next
+_STREAM = 5  # the coarse judge's random stream
+
+
 def new_state(ctx, addition: str) -> tuple:
     """(cfg, retrievals, good retrievals, last ``min_uses`` retrieval steps, ring position,
     judge stream) for ``ctx.capacity`` slots; ``addition`` overrides the parameter."""
@@ -127,7 +136,8 @@ def new_state(ctx, addition: str) -> tuple:
 
 @njit
 def on_hit(state, slot, t, relevant):
-    cfg, n_ret, n_good, last, pos = state[0], state[1], state[2], state[3], state[4]
+    cfg, n_ret, n_good = state[_CFG], state[_RETRIEVALS], state[_GOOD]
+    last, pos = state[_LAST_USES], state[_RING_POS]
     if t < cfg[_WARMUP]:
         return
     n_ret[slot] += 1
@@ -139,12 +149,12 @@ def on_hit(state, slot, t, relevant):
 
 @njit
 def on_feedback(state, t, loss, quality):
-    cfg = state[0]
+    cfg = state[_CFG]
     if t < cfg[_WARMUP]:
         return
     passed = quality >= (1.0 if cfg[_ADD] != 3 else cfg[_THRESHOLD])
     if cfg[_ADD] == 3:  # the coarse judge: one draw per step, whatever the verdict
-        u = rng.uniform(state[5])
+        u = rng.uniform(state[_STREAM])
         passed = u >= cfg[_FN] if passed else u < cfg[_FP]
     cfg[_FB_STEP] = t
     cfg[_FB_PASS] = 1.0 if passed else 0.0
@@ -152,7 +162,7 @@ def on_feedback(state, t, loss, quality):
 
 @njit
 def admit(state, t, key, x, cache):
-    cfg = state[0]
+    cfg = state[_CFG]
     if t < cfg[_WARMUP] or cfg[_ADD] == 1:
         return True
     if cfg[_ADD] == 0:
@@ -162,10 +172,10 @@ def admit(state, t, key, x, cache):
 
 @njit
 def on_insert(state, slot, key, t):
-    state[1][slot] = 0
-    state[2][slot] = 0
-    state[3][slot, :] = -1
-    state[4][slot] = 0
+    state[_RETRIEVALS][slot] = 0
+    state[_GOOD][slot] = 0
+    state[_LAST_USES][slot, :] = -1
+    state[_RING_POS][slot] = 0
 
 
 @njit
@@ -186,7 +196,7 @@ def _before(a, b, slot_key, slot_adm):
 def victim(state, t, key, x, cache):
     """The least useful cached record: lowest (good + 1) / (retrievals + 2)."""
     slot_key, slot_adm = slot_keys(cache), admission_steps(cache)
-    n_ret, n_good = state[1], state[2]
+    n_ret, n_good = state[_RETRIEVALS], state[_GOOD]
     best = -1
     for s in range(slot_key.shape[0]):
         if slot_key[s] < 0:
@@ -230,7 +240,7 @@ def _oldest_stale(cfg, last, pos, t, slot_key, slot_adm):
 
 @njit
 def delete(state, t, cache):
-    cfg = state[0]
+    cfg = state[_CFG]
     slot_key, slot_adm = slot_keys(cache), admission_steps(cache)
     if t < cfg[_WARMUP]:
         return -1
@@ -239,11 +249,11 @@ def delete(state, t, cache):
     if cached_count(cache) <= cfg[_MINSIZE]:
         return -1
     if cfg[_HIST] == 1.0:
-        s = _worst_history(cfg, state[1], state[2], slot_key, slot_adm)
+        s = _worst_history(cfg, state[_RETRIEVALS], state[_GOOD], slot_key, slot_adm)
         if s >= 0:
             return s
     if cfg[_SWEEP] == 1.0:
-        s = _oldest_stale(cfg, state[3], state[4], t, slot_key, slot_adm)
+        s = _oldest_stale(cfg, state[_LAST_USES], state[_RING_POS], t, slot_key, slot_adm)
         if s >= 0:
             return s
         cfg[_SWEEP] = 0.0

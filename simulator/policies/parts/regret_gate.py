@@ -24,6 +24,10 @@ PARAMS = {"alpha": 0.1, "tau0": None, "tau": None}
 _C, _TAU, _ALPHA, _FIXED, _LAST = range(5)
 
 
+# The state tuple's fields by position, read as state[NAME] (base.py: named state)
+GATE = 0  # the gate's array (new_state), first in the state of a policy using on_feedback
+
+
 def check(params):
     """A problem sentence for bad gate parameters, or None."""
     if not 0.0 <= params["alpha"] <= 1.0:
@@ -59,7 +63,7 @@ def observe(g, loss):
 @njit
 def on_feedback(state, t, loss, quality):
     """The policy hook, for policies whose state tuple starts with the gate's state."""
-    observe(state[0], loss)
+    observe(state[GATE], loss)
 
 
 @njit
