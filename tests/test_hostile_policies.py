@@ -36,6 +36,7 @@ from simulator.run_options import RunOptions
 from simulator.trace import PagingBuffer, PagingTrace, TraceBuffer
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from helpers.cached_hooks import cached_hooks  # noqa: E402
 from helpers.hostile_contract import assert_rejected, assert_rejected_in_process  # noqa: E402
 
 # hits in the first half (3 keys, capacity 3), evictions in the second (7 keys)
@@ -43,7 +44,7 @@ PAGING = PagingTrace.from_requests(np.r_[np.arange(20) % 3, np.arange(20) % 7])
 SEMANTIC = clustered_trace(0, T=40)
 
 
-@njit
+@njit(cache=True)  # self-contained: numba's cache, checked against this file, may keep it
 def _first_slot(state, t, key, x, cache):
     slot_key = cache[0]
     for s in range(slot_key.shape[0]):
@@ -261,7 +262,9 @@ def test_the_shipped_hooks_meet_the_same_rules():
         paging = isinstance(trace, PagingTrace)
         cache = (np.full(3, -1, np.int64), np.zeros((0 if paging else trace.dim, 3), np.float32),
                  np.zeros(3, np.int64), np.zeros(14, np.int64))  # as the engine's, typed
-        hook_types.check_hooks(live.policy, live.mode, live.state, cache,
+        # the same hooks' code, as copies numba keeps on disk (helpers/cached_hooks.py):
+        # typed alone, each would compile again in every session
+        hook_types.check_hooks(cached_hooks(name), live.mode, live.state, cache,
                                None if paging else trace.items, packaged=True)
 
 
@@ -362,15 +365,17 @@ def test_traits_are_booleans_and_a_traits_function_returning_them_is_read():
 
 
 # ------------------------------------------------------------------ faults while it runs
+# The saboteur's hooks call nothing outside this file, so numba's cache (checked against
+# this file) may keep them: each run checks a user's hooks by compiling each alone.
 
-@njit
+@njit(cache=True)
 def _sab_pick(state, t):
     if state[0][0] == 2 and t >= 25:
         raise ValueError("the helper broke")
     return 0
 
 
-@njit
+@njit(cache=True)
 def _sab_victim(state, t, key, x, cache):
     fault = state[0][0]
     if fault == 1 and t >= 25:
@@ -383,7 +388,7 @@ def _sab_victim(state, t, key, x, cache):
     return s
 
 
-@njit
+@njit(cache=True)
 def _sab_admit(state, t, key, x, cache):
     fault = state[0][0]
     if fault == 3 and t >= 1:
@@ -393,7 +398,7 @@ def _sab_admit(state, t, key, x, cache):
     return True
 
 
-@njit
+@njit(cache=True)
 def _sab_delete(state, t, cache):
     fault, slot_key = state[0][0], cache[0]
     if t == 1 and fault == 4:  # two of three slots hold items: the last is empty
@@ -405,13 +410,13 @@ def _sab_delete(state, t, cache):
     return -1
 
 
-@njit
+@njit(cache=True)
 def _sab_on_hit(state, slot, t, relevant):
     if state[0][0] == 10:
         raise IndexError("on_hit found nothing")
 
 
-@njit
+@njit(cache=True)
 def _sab_on_feedback(state, t, loss, quality):
     if state[0][0] == 11 and t == 3:
         raise ValueError("feedback too late")

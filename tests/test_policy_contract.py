@@ -2,6 +2,7 @@
 
 import pytest
 
+from helpers.cached_hooks import cached_hooks
 from simulator import policies
 from simulator.runner import run
 from simulator.testing.contract import (K, check_policy, declared, paging_checks,
@@ -66,19 +67,21 @@ def test_the_contract_verifies_what_a_policy_declares(monkeypatch):
     fail the check that verifies that declaration."""
     import dataclasses
 
-    from simulator.policies import fifo, random
     from simulator.policies.base import Traits
 
+    # fifo's and random's hooks as disk-cached copies (helpers/cached_hooks.py): a policy
+    # with an init of its own has them typed alone, which would compile every session
+    fifo, random = cached_hooks("fifo"), cached_hooks("random")
     monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))
     cases = {
-        "undeclared_random": (dataclasses.replace(random.POLICY, traits=Traits()),
+        "undeclared_random": (dataclasses.replace(random, traits=Traits()),
                               "check_randomized: fresh: the seed changed a run"),
-        "claims_random": (dataclasses.replace(fifo.POLICY, traits=Traits(randomized=True)),
+        "claims_random": (dataclasses.replace(fifo, traits=Traits(randomized=True)),
                           "check_randomized: 4 seeds, identical runs"),
-        "claims_gated": (dataclasses.replace(fifo.POLICY, traits=Traits(regret_gated=True)),
+        "claims_gated": (dataclasses.replace(fifo, traits=Traits(regret_gated=True)),
                          "check_feedback: declared regret-gated"),
         "reads_the_trace": (dataclasses.replace(
-            fifo.POLICY, init=lambda ctx: fifo.POLICY.init(ctx) + (ctx.trace.steps,)),
+            fifo, init=lambda ctx: fifo.init(ctx) + (ctx.trace.steps,)),
             "check_capacity: InputError: policy 'reads_the_trace': init raised "
             "AttributeError"),
     }
@@ -107,16 +110,15 @@ def test_check_policy_names_the_policy_and_the_failed_check(monkeypatch):
 
     import numpy as np
 
-    from simulator.policies import fifo
-
+    fifo = cached_hooks("fifo")  # as above
     monkeypatch.setattr(policies, "REGISTRY", dict(policies.REGISTRY))
-    policies.REGISTRY["user_fifo"] = dataclasses.replace(fifo.POLICY, name="user_fifo")
+    policies.REGISTRY["user_fifo"] = dataclasses.replace(fifo, name="user_fifo")
     assert check_policy("user_fifo")[-2:] == ["check_paging", "check_paging_budget"]
     # a policy whose init hands every run the same arrays: its bookkeeping outlives the run
     # (the ring is larger than any capacity here, so nothing is written out of bounds)
     shared = (np.zeros(64, np.int64), np.zeros(2, np.int64))
     policies.REGISTRY["user_leaky"] = dataclasses.replace(
-        fifo.POLICY, name="user_leaky", init=lambda ctx: shared)
+        fifo, name="user_leaky", init=lambda ctx: shared)
     with pytest.raises(AssertionError, match="^policy 'user_leaky' fails check_determinism: "
                                              "fresh: same seed, different runs$"):
         check_policy("user_leaky")

@@ -18,12 +18,14 @@ from simulator.engine.kernels import normalize_rows
 from simulator.testing import HookDriver, hook_machine
 from simulator.testing.hook_driver import DIM, N_KEYS
 from simulator.testing.hook_machine import STEPS
+from helpers.cached_hooks import cached_hooks
 from helpers.naive import POLICIES
 
 
 def driver(name, capacity, seed, params, mode, **given):
     """The hook driver of the registered policy ``name`` and its twin."""
-    return HookDriver(name, POLICIES[name], capacity, seed, params, mode, **given)
+    return HookDriver(cached_hooks(name), POLICIES[name], capacity, seed, params, mode,
+                      **given)
 
 
 PARAMS = {"tie": ["admission", "bucket"], "alpha": [0.0, 0.5], "tau0": [0.0, 0.5, 2.0],
@@ -41,8 +43,10 @@ PARAMS = {"tie": ["admission", "bucket"], "alpha": [0.0, 0.5], "tau0": [0.0, 0.5
           "period": [1, 3], "stale_after": [1, 4], "min_uses": [1, 2], "min_size": [1, 2]}
 
 
+# The hooks are loaded from numba's disk cache, not compiled in every session
+# (helpers/cached_hooks.py): the same code, compiled once.
 for _name in policies.REGISTRY:
-    _machine = hook_machine(_name, POLICIES[_name], PARAMS)
+    _machine = hook_machine(cached_hooks(_name), POLICIES[_name], PARAMS)
     _machine.TestCase.settings = settings(max_examples=25, stateful_step_count=STEPS)
     globals()[f"TestHooks_{_name}"] = _machine.TestCase
 
