@@ -41,6 +41,12 @@ REQUIRE_DATA = "SEMCACHE_TEST_REQUIRE_DATA"
 atexit.register(shutil.rmtree, _EMPTY_HOME, True)
 
 
+# test data, not tests: --doctest-modules would import tests/data/plugins/redundancy.py at
+# collection and register its policy in every worker, under a module name of pytest's (a
+# loop named after it is not the one `--plugin` loads)
+collect_ignore = ["data"]
+
+
 def _set(env: dict) -> None:
     for name, value in env.items():
         if value is None:

@@ -26,11 +26,16 @@ DEADLINE_S = 60.0
 
 def snapshot(folder) -> dict:
     """Every file under ``folder`` (relative path → bytes), every folder (→ None) and
-    anything else (→ its kind, never read: a FIFO would block, ``/dev/zero`` never ends)."""
+    anything else (→ its kind, never read: a FIFO would block, ``/dev/zero`` never ends).
+
+    ``__pycache__`` folders are left out: Python writes the bytecode of a plugin file it
+    imports beside it (``make test`` lets it), which is not a file semcache wrote."""
     folder = pathlib.Path(folder)
     found = {}
     for path in sorted(folder.rglob("*")):
         rel = str(path.relative_to(folder))
+        if "__pycache__" in path.relative_to(folder).parts:
+            continue
         if path.is_dir():
             found[rel] = None
         elif path.is_file():
