@@ -9,6 +9,7 @@ the run record of docs/model.md §7 in both.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import math
 from typing import ClassVar
@@ -34,7 +35,7 @@ def modification_counts(admitted, evicted, deleted, evict_log=None) -> tuple:
 
 
 @dataclasses.dataclass
-class RunResult:
+class RunResult(abc.ABC):
     """Counters and per-step records of one run: the base of :class:`SemanticResult` and
     :class:`PagingResult`, which :func:`~simulator.runner.run` returns by the trace's mode.
 
@@ -54,9 +55,9 @@ class RunResult:
     feedback: dict | None = None
     mode: ClassVar[str] = ""
 
+    @abc.abstractmethod
     def summary(self) -> dict:
         """The docs/model.md §7 run record (plain Python types, ready for JSON)."""
-        raise NotImplementedError("a run's result is a SemanticResult or a PagingResult")
 
     def __getattr__(self, name: str):
         # only reached when the attribute is missing: say which mode keeps it

@@ -21,13 +21,18 @@ from simulator.engine.fast import built_name, hooks_of
 _PACKAGE_CACHE = pathlib.Path(__file__).parent / "__pycache__"
 
 
-def _mark(policy, mode: str, sized: bool) -> pathlib.Path | None:
-    # the name the loops were built under, once built: every run asks (remember)
+def _named(policy, sized: bool) -> tuple:
+    """``(disk_cached, suffix)`` of ``policy``'s loops: the name they were built under, once
+    built (every run asks, in :func:`remember`), else walked from the hooks."""
     built = built_name(policy, sized)
     if built is None:
         hooks = hooks_of(policy)
         built = kernel_cache.disk_cached(policy, hooks), kernel_cache.suffix(policy, hooks)
-    cached, salt = built
+    return built
+
+
+def _mark(policy, mode: str, sized: bool) -> pathlib.Path | None:
+    cached, salt = _named(policy, sized)
     if not cached:
         return None
     root = pathlib.Path(os.environ.get("NUMBA_CACHE_DIR") or _PACKAGE_CACHE)
@@ -38,8 +43,7 @@ def _mark(policy, mode: str, sized: bool) -> pathlib.Path | None:
 def cacheable(policy, sized: bool = False) -> bool:
     """Whether ``policy``'s loops may be disk-cached
     (:func:`~simulator.engine.kernel_cache.disk_cached`), read from the loops once built."""
-    built = built_name(policy, sized)
-    return kernel_cache.disk_cached(policy, hooks_of(policy)) if built is None else built[0]
+    return _named(policy, sized)[0]
 
 
 def to_compile(policies, mode: str, sized: bool = False) -> list:
