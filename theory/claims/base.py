@@ -45,7 +45,7 @@ from theory.claims.verdicts import (
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 __all__ = ["HOLDS", "INCONCLUSIVE", "NOT_REFUTED", "VERDICTS", "VIOLATED", "ClaimResult",
-           "by_subrange", "parts_line", "plugin_of", "save_instance"]
+           "by_subrange", "parts_line", "plugin_of", "save_instance", "save_policy_instance"]
 
 
 @dataclasses.dataclass
@@ -180,6 +180,16 @@ def save_instance(trace, out_dir: str, name: str, model: dict,
     return {"trace": path, "steps": int(trace.steps), "model": dict(model),
             "reproduce": [c for c in (run, with_opt and f"semcache opt --trace {quoted} {opts}")
                           if c]}
+
+
+def save_policy_instance(instance, policy: str, out_dir: str, name: str,
+                         params: dict | None = None, with_opt: bool = True) -> dict:
+    """:func:`save_instance` of a :class:`simulator.instance.Instance` run by ``policy``
+    (a registered name) with ``params``: the saved file and the lines that replay it."""
+    model = dict(instance.options, policy=policy)
+    if params:
+        model["policy_params"] = dict(params)
+    return save_instance(instance.trace, out_dir, name, model, with_opt=with_opt)
 
 
 def plugin_of(value) -> str | None:
