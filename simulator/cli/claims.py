@@ -2,7 +2,7 @@
 
 ``--json`` prints ``{"claims": [{"id", "statement", "conditions", "verdict", "basis",
 "evidence", "measured", "form", "instance", "would_decide", "corrected", "readings",
-"subranges", "seconds"}, ...], "quick": bool}``: every verdict (the headline, each reading,
+"subranges", "verdict_note", "seconds"}, ...], "quick": bool}``: every verdict (the headline, each reading,
 each sub-range, a corrected statement) carries ``basis`` = ``{"kind", "scope"}``, the kind
 one of exhaustive, closed form, construction, search, growth (docs/claims.md).  Without it,
 a readable report.  ``--markdown`` prints the claims table of docs/claims.md instead, and

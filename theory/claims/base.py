@@ -55,7 +55,10 @@ class ClaimResult:
     ``basis`` is the headline's basis (:func:`theory.claims.verdicts.basis`); every reading,
     sub-range and corrected statement carries its own.  ``form`` names a statement form
     that finite runs cannot confirm (:data:`theory.claims.verdicts.UNCONFIRMABLE`), or is
-    None.  Construction checks every verdict against the rules.
+    None.  ``verdict_note`` says what the headline verdict rests on when that is narrower
+    than the statement's range (``"K = 1 only; K ≥ 2: not refuted (growth)"``, ``"T ≤ 6"``);
+    tables print it in the verdict's cell.  Construction checks every verdict against the
+    rules.
     """
 
     id: str
@@ -71,6 +74,7 @@ class ClaimResult:
     corrected: dict | None = None
     readings: list | None = None
     subranges: list | None = None
+    verdict_note: str | None = None
     seconds: float = 0.0
 
     def __post_init__(self):
