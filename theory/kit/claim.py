@@ -335,7 +335,8 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     said = dict(id=claim.id, statement=claim.statement,
                 conditions=claim.conditions or family.scope)
     if claim.is_class:
-        said.update(class_verdict(claim, family, [n for n, _, _ in ready], found))
+        said.update(class_verdict(claim, family, _range(family)["scope"],
+                                  [n for n, _, _ in ready], found))
     else:
         said.update(found[0])
     check_record(said, said["form"], quantifier_of(said["form"])
@@ -364,6 +365,12 @@ def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
         rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
                          labels=inst.labels, **numbers))
     return Judged(claim=claim, policy=policy, family=family, rows=rows,
-                  range_kind=family.kind, inside=inside, save=save,
+                  range_kind=_range(family)["kind"], range_scope=_range(family)["scope"],
+                  inside=inside, save=save,
                   rejudge=lambda inst, i: _judge(claim, inst, options[i], time_limit),
                   save_as=f"{claim.id}-{policy}" if claim.is_class else claim.id)
+
+
+def _range(family: Family) -> dict:
+    """The basis kind a family supports and the range its scope names."""
+    return dict(kind=family.kind, scope=family.scope)
