@@ -136,6 +136,8 @@ def check(said: str, based_on: dict | None, form: str | None = None,
         raise ValueError(f"verdict must be one of {VERDICTS}, got {said!r}")
     if not isinstance(based_on, dict) or based_on.get("kind") not in BASES:
         raise ValueError(f"every verdict names its basis, one of {BASES}")
+    if form is not None and form not in FORMS:
+        raise ValueError(f"form must be None or one of {FORMS}, got {form!r}")
     if quantifier is None:
         quantifier = quantifier_of(form)
     if quantifier not in QUANTIFIERS:

@@ -8,7 +8,7 @@ from theory.claims.base import by_subrange
 from theory.claims.verdicts import (DECIDING, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     VIOLATED, basis)
 from theory.kit.bounds import BROKEN, UNDECIDED
-from theory.kit.conclude import Judged, numbers_text
+from theory.kit.conclude.judged import Judged, numbers_text
 
 
 def conclude(j: Judged) -> dict:

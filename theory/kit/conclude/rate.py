@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from simulator.errors import InputError
 from theory.claims.verdicts import RATE, VIOLATED, check
-from theory.kit.conclude import Judged
+from theory.kit.conclude.judged import Judged
 from theory.kit.user_code import call, shown
 
 _KEYS = ("verdict", "basis", "evidence", "would_decide", "form", "measured", "witness")

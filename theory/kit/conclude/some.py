@@ -13,7 +13,7 @@ from theory.claims.verdicts import (HOLDS, INCONCLUSIVE, NOT_FOUND, SEARCH, SOME
                                     VIOLATED, WHOLE_RANGE, WITNESS, basis, verdict)
 from theory.kit.bounds import UNDECIDED
 from theory.kit.bounds import WITNESS as A_WITNESS
-from theory.kit.conclude import Judged, numbers_text
+from theory.kit.conclude.judged import Judged, numbers_text
 
 _DECIDE = ("exact OPT where its bounds straddle the limit: a larger time_limit, or smaller "
            "instances")
