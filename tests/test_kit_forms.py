@@ -265,3 +265,11 @@ def test_no_verdict_of_a_battery_of_claims_contradicts_its_quantifier(fams, tmp_
     # the battery reaches every verdict of the existential form it can give from runs
     assert {("some", HOLDS, WITNESS), ("some", NOT_FOUND, SEARCH),
             ("some", VIOLATED, EXHAUSTIVE)} <= seen
+
+
+def test_judging_one_instance_of_a_class_names_the_member(fams):
+    c = claim("one", bounds.ratio_reaches(1.1), fams["over"], policy=["fifo", "lru"])
+    with pytest.raises(InputError, match="give policy="):
+        theory.kit.judge(c, fams["over"].instances[0])
+    status, numbers = theory.kit.judge(c, fams["over"].instances[0], policy="lru")
+    assert status == "witness" and numbers["ratio_lower"] >= 1.1
