@@ -250,7 +250,9 @@ def test_no_verdict_of_a_battery_of_claims_contradicts_its_quantifier(fams, tmp_
                claim("b5", reach, fams["fits"], policy=lambda q: ["fifo", "lru"]),
                claim("b6", n, fams["over_all"], policy=["fifo", "lru"], subranges=parts),
                claim("b7", bounds.ratio_at_most(1.2), fams["over"], subranges=parts),
-               claim("b8", growth(NOT_REFUTED), fams["over"], subranges=parts)]
+               claim("b8", growth(NOT_REFUTED), fams["over"], subranges=parts),
+               claim("b9", growth(VIOLATED, witness=1), fams["over"], policy=["fifo", "lru"],
+                     subranges=parts)]
     seen = set()
     for c in battery:
         r = theory.check(c, out_dir=str(tmp_path))
@@ -262,6 +264,8 @@ def test_no_verdict_of_a_battery_of_claims_contradicts_its_quantifier(fams, tmp_
             if rec["verdict"] == VIOLATED:
                 assert rec.get("instance"), (c.id, rec)
             seen.add((q, rec["verdict"], rec["basis"]["kind"]))
+        if c.id == "b9":  # a rate over a class, with no upper form: a lower bound
+            assert r.form == verdicts.LOWER_EVERY_POLICY and r.verdict == VIOLATED
     # the battery reaches every verdict of the existential form it can give from runs
     assert {("some", HOLDS, WITNESS), ("some", NOT_FOUND, SEARCH),
             ("some", VIOLATED, EXHAUSTIVE)} <= seen
