@@ -277,3 +277,27 @@ def test_judging_one_instance_of_a_class_names_the_member(fams):
         theory.kit.judge(c, fams["over"].instances[0])
     status, numbers = theory.kit.judge(c, fams["over"].instances[0], policy="lru")
     assert status == "witness" and numbers["ratio_lower"] >= 1.1
+
+
+def test_a_paging_claim_compares_with_belady(tmp_path):
+    import numpy as np
+
+    from simulator.instance import Instance
+    from simulator.trace import PagingTrace
+
+    every = families.Family(
+        tuple(Instance(PagingTrace.from_requests(np.array(s)), {"capacity": 2})
+              for s in itertools.product(range(3), repeat=6) if s[0] == 0),
+        "every sequence over 3 pages of length 6 from page 0, K = 2", kind="exhaustive")
+    reach = theory.check(claim("lru-reach", bounds.ratio_reaches(1.5), every, policy="lru"),
+                         out_dir=str(tmp_path))
+    assert reach.verdict == HOLDS and reach.measured["witness"]["cost"] >= \
+        1.5 * reach.measured["witness"]["opt_upper"] > 0
+    assert reach.instance["reproduce"][-1].split("--policy ")[1].startswith("belady ")
+    k = theory.check(claim("lru-k", bounds.ratio_reaches(2), every, policy="lru"),
+                     out_dir=str(tmp_path))
+    assert k.verdict == VIOLATED  # K is reached only as the sequences grow
+    sized = [Instance(PagingTrace.from_requests(np.array([0, 1, 0]), sizes=np.array([1, 2, 1])),
+                      {"capacity": 2})]
+    with pytest.raises(InputError, match="Belady, optimal only with unit sizes"):
+        theory.check(claim("sized", bounds.ratio_reaches(2), sized), out_dir=str(tmp_path))

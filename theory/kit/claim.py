@@ -267,12 +267,12 @@ def _inside(claim: Claim, family: Family) -> dict:
 def _judge(claim: Claim, instance, options, time_limit, best=None) -> tuple:
     """(status, numbers) of ``instance``; ``best`` its OPT if already known."""
     from simulator.runner import run
-    from theory.opt import opt_with
+    from theory.kit.optimum import optimum
 
     with _blame(claim):
         result = run(instance.trace, options=options)
         if best is None and claim.bound.needs_opt:
-            best = opt_with(instance.trace, options, time_limit=time_limit)
+            best = optimum(instance.trace, options, time_limit)
     with _blame(claim, f"bound '{claim.bound.describe()}'"):
         return claim.bound.apply(result, best, instance)
 
@@ -347,20 +347,26 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
 def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
             opts) -> Judged:
     """``policy`` run and judged on every instance of ``family``."""
-    from theory.opt import opt_with
+    from simulator.trace import PagingTrace
+    from theory.kit.optimum import optimum
 
     def save(instance, name):
         model = dict(instance.options, policy=policy, **({"plugin": plugin} if plugin else {}))
         if claim.params:
             model["policy_params"] = dict(claim.params)
-        return save_instance(instance.trace, out_dir, name, model,
-                             with_opt=claim.bound.needs_opt)
+        paging = isinstance(instance.trace, PagingTrace)
+        saved = save_instance(instance.trace, out_dir, name, model,
+                              with_opt=claim.bound.needs_opt and not paging)
+        if claim.bound.needs_opt and paging:  # OPT is Belady's run: its replay line
+            saved["reproduce"] += save_instance(instance.trace, out_dir, name, dict(
+                instance.options, policy="belady"), with_opt=False)["reproduce"]
+        return saved
 
     rows = []
     for i, (inst, opt_options) in enumerate(zip(family, options)):
         if claim.bound.needs_opt and i not in opts:
             with _blame(claim):
-                opts[i] = opt_with(inst.trace, opt_options, time_limit=time_limit)
+                opts[i] = optimum(inst.trace, opt_options, time_limit)
         status, numbers = _judge(claim, inst, opt_options, time_limit, opts.get(i))
         rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
                          labels=inst.labels, **numbers))
