@@ -1,0 +1,331 @@
+"""Every instance of a declared tiny space, with its count: the one source of the
+``exhaustive`` basis (docs/claims.md).
+
+:func:`exhaustive` enumerates a finite space of tiny instances and returns an
+:class:`Enumeration`, a :class:`~theory.kit.family.Family` whose class says it was
+enumerated here: a claim that no instance of it breaks *holds* over the space its scope
+names (basis ``exhaustive``).  A family declared exhaustive by hand is its author's word
+(basis ``declared``, :func:`family_basis`).  Two spaces:
+
+``paging``
+    every request sequence of length ≤ T (or exactly T) over at most ``pages`` pages, for
+    each K (and λ) given;
+``semantic``
+    every sequence of steps (query topic, item topic, weight) over at most ``topics``
+    one-hot topics, the weights from a grid, for each K, k, λ and quality given: a query
+    and an item are the unit vector of their topic, so a similarity is 1 within a topic
+    and 0 across, and each step brings a new item.
+
+Both are taken **up to relabelling**: page (or topic) i first appears after pages
+0 … i − 1, a restricted growth string (for a semantic instance over its topics in the order
+q_0, b_0, q_1, b_1, …).  Renaming pages or topics changes neither OPT nor the run of a
+policy that compares ids and topics only for equality (every shipped policy), so one
+instance per class stands for the class.  A policy that reads an id's value (orders pages
+by id, say) is judged on these representatives only.
+
+The count is known before anything is built (:func:`exhaustive_count`, same arguments): the
+restricted growth strings of length n over at most m labels number Σ_{j ≤ m} S(n, j)
+(Stirling numbers of the second kind), times |weights|^T for a semantic space.  A space
+of more than ``limit`` instances (:data:`LIMIT` by default) is refused in one
+:class:`~simulator.errors.InputError` naming the parameter to lower.  The order is fixed:
+the option combinations (K, then λ; semantic: K, k, λ, quality), then the length, then the
+sequences in lexicographic order (then the weights).  Each instance's ``labels`` say where
+it sits: ``space``, ``index`` (its place in the enumeration), ``length`` and its sequence
+(``requests``; or ``query_topics``, ``item_topics`` and ``weights``).
+
+Examples
+--------
+>>> every = exhaustive("paging", length=3, pages=2, capacity=[1, 2])
+>>> len(every), every.count, exhaustive_count("paging", length=3, pages=2, capacity=[1, 2])
+(14, 14, 14)
+>>> [i.labels["requests"] for i in every][:7]
+[(0,), (0, 0), (0, 1), (0, 0, 0), (0, 0, 1), (0, 1, 0), (0, 1, 1)]
+>>> print(every.scope)
+every paging sequence over ≤ 2 pages of length ≤ 3, up to relabelling, K ∈ {1, 2}: 14 instances
+>>> exhaustive("paging", length=12, pages=4)  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+simulator.errors.InputError: exhaustive: the space has 934 119 instances, more than limit=...
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+
+from simulator.errors import InputError
+from simulator.instance import Instance
+from simulator.trace import PagingTrace, Trace
+from theory.claims.verdicts import DECLARED, EXHAUSTIVE, SEARCH
+from theory.kit.family import Family
+from theory.kit.user_code import shown
+
+LIMIT = 200_000  # every paging sequence over 4 pages up to length 9, for 4 values of K
+MODES = ("paging", "semantic")
+# the mark only this module's builder gives an Enumeration (a Family built elsewhere, of
+# any kind, is not one)
+_ENUMERATED = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class Enumeration(Family):
+    """Every instance of the space its scope names, as :func:`exhaustive` enumerated it.
+
+    Built only by :func:`exhaustive`; ``Enumeration + Enumeration`` is an enumeration of
+    both spaces, and an enumeration added to any other family is a search.
+    """
+
+    kind: str = EXHAUSTIVE
+    mark: object = dataclasses.field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.mark is not _ENUMERATED or self.kind != EXHAUSTIVE:
+            raise InputError("Enumeration: only theory.families.exhaustive(...) builds one; "
+                             "for a range you enumerated yourself, Family(instances, scope, "
+                             "kind='exhaustive') is your declaration (basis 'declared')",
+                             "kind")
+        super().__post_init__()
+
+    @property
+    def count(self) -> int:
+        """The number of instances (:func:`exhaustive_count` before building)."""
+        return len(self.instances)
+
+    def __add__(self, other):
+        if isinstance(other, Enumeration):
+            return Enumeration(self.instances + other.instances,
+                               f"{self.scope}; {other.scope}", mark=_ENUMERATED)
+        if isinstance(other, Family):
+            return Family(self.instances + other.instances, f"{self.scope}; {other.scope}")
+        return NotImplemented
+
+    def __radd__(self, other):
+        # called before Family.__add__ (a subclass's reflected method goes first), so a
+        # declared family added to an enumeration is a search, not a declaration
+        if isinstance(other, Family):
+            return Family(other.instances + self.instances, f"{other.scope}; {self.scope}")
+        return NotImplemented
+
+
+def family_basis(family: Family) -> dict:
+    """The basis a family supports, ``{"kind", "scope"}``: ``exhaustive`` for an
+    :class:`Enumeration`, ``declared`` for a family its author declares exhaustive (the
+    scope then starts "declared exhaustive by the claim's author:"), else ``search``.
+
+    >>> every = exhaustive("paging", length=2, pages=2)
+    >>> family_basis(every)["kind"], family_basis(Family(every.instances, "mine",
+    ...                                                  kind="exhaustive"))["scope"]
+    ('exhaustive', "declared exhaustive by the claim's author: mine")
+    """
+    if isinstance(family, Enumeration):
+        return {"kind": EXHAUSTIVE, "scope": family.scope}
+    if family.kind == EXHAUSTIVE:
+        return {"kind": DECLARED,
+                "scope": f"declared exhaustive by the claim's author: {family.scope}"}
+    return {"kind": SEARCH, "scope": family.scope}
+
+
+def exhaustive(mode: str, length: int, *, pages: int | None = None,
+               topics: int | None = None, weights=None, capacity=1, top_k=None,
+               switch_cost=None, quality=None, exact_length: bool = False,
+               limit: int = LIMIT) -> Enumeration:
+    """Every instance of a tiny space, up to relabelling (the module docstring).
+
+    Parameters
+    ----------
+    mode : {"paging", "semantic"}
+    length : int
+        The longest sequence, T >= 1 (``exact_length=True``: exactly T steps).
+    pages : int
+        Paging: at most this many distinct pages.
+    topics : int
+        Semantic: at most this many one-hot topics.
+    weights : float or list of float, optional
+        Semantic: each step's weight, from this grid in [0, 1] (default 1).
+    capacity, top_k, switch_cost, quality : value or list of values
+        The run options, one instance per combination (K default 1; semantic: k default
+        1, λ default 0, quality default ``hit``; paging: K and λ only).
+    limit : int
+        The largest space built; a larger one is an InputError naming what to lower.
+    """
+    space = _space(mode, length, pages, topics, weights, capacity, top_k, switch_cost,
+                   quality, exact_length, limit)
+    made = _paging(space) if mode == "paging" else _semantic(space)
+    return Enumeration(tuple(made), f"{space['scope']}: {_spaced(space['count'])} instances",
+                       mark=_ENUMERATED)
+
+
+def exhaustive_count(mode: str, length: int, *, pages: int | None = None,
+                     topics: int | None = None, weights=None, capacity=1, top_k=None,
+                     switch_cost=None, quality=None, exact_length: bool = False) -> int:
+    """The number of instances :func:`exhaustive` would build, with no limit and nothing
+    built.
+
+    >>> exhaustive_count("semantic", length=2, topics=2, weights=[0.5, 1])  # 2·2 + 8·4
+    36
+    """
+    return _space(mode, length, pages, topics, weights, capacity, top_k, switch_cost,
+                  quality, exact_length, None)["count"]
+
+
+def _space(mode, length, pages, topics, weights, capacity, top_k, switch_cost, quality,
+           exact_length, limit) -> dict:
+    """The checked description of a space: its lengths, labels, weights, option
+    combinations, scope and count; refused when the count passes ``limit``."""
+    from simulator.run_options import RunOptions
+
+    if mode not in MODES:
+        raise InputError(f"exhaustive: mode must be one of {', '.join(MODES)}, got "
+                         f"{shown(mode)}", "mode")
+    paging = mode == "paging"
+    labels, name = (pages, "pages") if paging else (topics, "topics")
+    other = "topics" if paging else "pages"
+    if (topics if paging else pages) is not None:
+        raise InputError(f"exhaustive: {other} is for the other mode; a {mode} space takes "
+                         f"{name}", other)
+    if paging:
+        for field, given in (("weights", weights), ("top_k", top_k), ("quality", quality)):
+            if given is not None:
+                raise InputError(f"exhaustive: {field} is for a semantic space; a paging "
+                                 "space takes capacity and switch_cost", field)
+    _count_arg(name, labels)
+    _count_arg("length", length)
+    if not isinstance(exact_length, bool):
+        raise InputError(f"exhaustive: exact_length must be True or False, got "
+                         f"{shown(exact_length)}", "exact_length")
+    if limit is not None:
+        _count_arg("limit", limit)
+    axes = {"capacity": _grid("capacity", capacity),
+            "switch_cost": _grid("switch_cost", 0.0 if switch_cost is None else switch_cost)}
+    if not paging:
+        axes = {"capacity": axes["capacity"],
+                "top_k": _grid("top_k", 1 if top_k is None else top_k),
+                "switch_cost": axes["switch_cost"],
+                "quality": _grid("quality", "hit" if quality is None else quality)}
+    combos = [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
+    for options in combos:  # before anything is counted or built
+        try:
+            RunOptions.build(**options)
+        except InputError as exc:
+            raise InputError(f"exhaustive: {exc}", exc.param) from None
+    grid = (1.0,) if paging else _weights(weights)
+    lengths = (length,) if exact_length else tuple(range(1, length + 1))
+    per_options = sum(_growth_count(T if paging else 2 * T, labels) * len(grid) ** T
+                      for T in lengths)
+    count = per_options * len(combos)
+    if limit is not None and count > limit:
+        raise InputError(f"exhaustive: the space has {_spaced(count)} instances, more than "
+                         f"limit={limit}; lower length ({length}) first, then {name} "
+                         f"({labels}) or the number of option values, or raise limit",
+                         "length")
+    return dict(mode=mode, lengths=lengths, labels=labels, weights=grid, combos=combos,
+                count=count, scope=_scope(mode, labels, length, exact_length, grid, axes))
+
+
+def _count_arg(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InputError(f"exhaustive: {name} must be an integer >= 1, got {shown(value)}",
+                         name)
+
+
+def _grid(name: str, value) -> tuple:
+    """One value or a list of them, as a tuple: none missing, none twice."""
+    values = tuple(value) if isinstance(value, (list, tuple, range)) else (value,)
+    if not values:
+        raise InputError(f"exhaustive: {name} must be a value or a non-empty list of them",
+                         name)
+    if len(set(values)) != len(values):
+        raise InputError(f"exhaustive: {name} lists a value twice: {list(values)}", name)
+    return values
+
+
+def _weights(weights) -> tuple:
+    grid = _grid("weights", 1.0 if weights is None else weights)
+    for w in grid:
+        if isinstance(w, bool) or not isinstance(w, (int, float, np.number)) or \
+                not (math.isfinite(w) and 0 <= w <= 1):
+            raise InputError(f"exhaustive: weights must lie in [0, 1], got {shown(w)}",
+                             "weights")
+    return tuple(float(w) for w in grid)
+
+
+def _growth_count(n: int, m: int) -> int:
+    """Restricted growth strings of length n over at most m labels."""
+    ways = [1] + [0] * m  # ways[j]: prefixes that use j labels
+    for _ in range(n):
+        ways = [ways[j] * j + (ways[j - 1] if j else 0) for j in range(m + 1)]
+    return sum(ways)
+
+
+def _growth_strings(n: int, m: int):
+    """Every restricted growth string of length n over at most m labels, in lexicographic
+    order: label i first appears after labels 0 … i − 1."""
+    seq = [0] * n
+
+    def grow(i, top):
+        if i == n:
+            yield tuple(seq)
+            return
+        for label in range(min(top + 2, m)):
+            seq[i] = label
+            yield from grow(i + 1, max(top, label))
+
+    yield from grow(0, -1)
+
+
+def _paging(space: dict):
+    traces = [(T, seq, PagingTrace.from_requests(np.array(seq, dtype=np.int64)))
+              for T in space["lengths"] for seq in _growth_strings(T, space["labels"])]
+    index = itertools.count()
+    for options in space["combos"]:
+        for T, seq, trace in traces:
+            yield Instance(trace, options, dict(space="paging", index=next(index), length=T,
+                                                requests=seq))
+
+
+def _semantic(space: dict):
+    m, grid = space["labels"], space["weights"]
+    unit = np.eye(m, dtype=np.float32)  # topic i's queries and items: the i-th unit vector
+    traces = []
+    for T in space["lengths"]:
+        for flat in _growth_strings(2 * T, m):
+            queries, items = np.array(flat[0::2]), np.array(flat[1::2])
+            for w in itertools.product(grid, repeat=T):
+                traces.append((T, flat, w, Trace.from_arrays(
+                    queries=unit[queries], items=unit[items], query_topics=queries,
+                    item_topics=items, weights=np.array(w))))
+    index = itertools.count()
+    for options in space["combos"]:
+        for T, flat, w, trace in traces:
+            yield Instance(trace, options, dict(space="semantic", index=next(index), length=T,
+                                                query_topics=flat[0::2],
+                                                item_topics=flat[1::2], weights=w))
+
+
+def _scope(mode, labels, length, exact_length, grid, axes) -> str:
+    span = f"length {length}" if exact_length else f"length ≤ {length}"
+    options = [f"K ∈ {_set(axes['capacity'])}"]
+    if mode == "paging":
+        head = f"every paging sequence over ≤ {labels} pages of {span}, up to relabelling"
+        if axes["switch_cost"] != (0.0,):
+            options.append(f"λ ∈ {_set(axes['switch_cost'])}")
+    else:
+        head = (f"every semantic sequence of (query topic, item topic, weight ∈ "
+                f"{_set(grid)}) over ≤ {labels} one-hot topics of {span}, up to relabelling "
+                "of topics")
+        options += [f"k ∈ {_set(axes['top_k'])}", f"λ ∈ {_set(axes['switch_cost'])}",
+                    f"quality {', '.join(axes['quality'])}"]
+    return f"{head}, {', '.join(options)}"
+
+
+def _set(values) -> str:
+    return "{" + ", ".join(f"{v:g}" if isinstance(v, (int, float)) else str(v)
+                           for v in values) + "}"
+
+
+def _spaced(n: int) -> str:
+    """1234567 as '1 234 567' (the scope's numbers)."""
+    return f"{n:,}".replace(",", " ")
