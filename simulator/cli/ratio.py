@@ -17,9 +17,10 @@ A ratio with OPT (or its lower bound) 0 follows :func:`theory.ratio.ratio_of`: 0
 c/0 is infinite, printed ``inf`` and ``null`` in JSON.  ``--seed`` seeds the workload and
 the policy.  ``--json`` prints one object: ``workload`` (as ``semcache run``), ``policy``,
 ``policy_params``, ``options`` (``capacity``, ``top_k``, ``switch_cost``, ``quality``,
-``budget``, ``seed``), ``cost``, ``run`` (the policy's run record but ``elapsed_s``), ``opt`` (``cost``, null
-unless exact; ``exact``; ``lower_bound``; ``upper_bound``; ``method``; ``time_limit``) and
-``ratio`` (``exact``; ``value``, null unless exact; ``lower``; ``upper``).
+``budget``, ``seed``), ``cost``, ``run`` (the policy's run record but ``elapsed_s``, so
+the same seed prints the same document), ``opt`` (``cost``, null unless exact; ``exact``;
+``lower_bound``; ``upper_bound``; ``method``; ``time_limit``) and ``ratio`` (``exact``;
+``value``, null unless exact; ``lower``; ``upper``).
 """
 
 from __future__ import annotations
