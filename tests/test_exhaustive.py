@@ -175,3 +175,20 @@ def test_an_enumeration_is_not_built_by_hand():
     every = families.exhaustive("paging", length=2, pages=2)
     with pytest.raises(InputError, match="only theory.families.exhaustive"):
         Enumeration(every.instances, "every sequence")
+
+
+def test_a_semantic_enumeration_is_judged_against_exact_opt(tmp_path):
+    every = families.exhaustive("semantic", length=2, topics=2, capacity=1, top_k=1,
+                                switch_cost=[0.5])
+    never_below = bounds.predicate(lambda run, opt, inst: run.summary()["cost"] >=
+                                   opt.lower_bound - 1e-9, "cost ≥ OPT", needs_opt=True)
+    r = theory.check(theory.Claim(id="above-opt", statement="FIFO costs at least OPT",
+                                  policy="fifo", instances=every, bound=never_below),
+                     out_dir=str(tmp_path))
+    assert (r.verdict, r.basis["kind"], r.measured["instances"]) == ("holds", "exhaustive", 10)
+    # FIFO admits what OPT leaves out: (q 0, item 0), (q 0, item 1) costs it 1 + 2λ, OPT 1 + λ
+    r = theory.check(theory.Claim(id="opt", statement="FIFO is optimal", policy="fifo",
+                                  instances=every, bound=bounds.ratio_at_most(1)),
+                     out_dir=str(tmp_path))
+    assert (r.verdict, r.basis["kind"]) == ("violated", "exhaustive")
+    assert r.measured["broken"] >= 1
