@@ -16,9 +16,10 @@ from theory.kit.exhaustive import Enumeration, exhaustive_count, family_basis
 
 
 def _canonical(seq) -> tuple:
-    """``seq`` with its labels renamed in the order they first appear (the slow way)."""
-    names = {}
-    return tuple(names.setdefault(x, len(names)) for x in seq)
+    """``seq`` with its labels renamed in the order they first appear (the slow way); −1
+    is no label and stays."""
+    names = {-1: -1}
+    return tuple(names.setdefault(x, len(names) - 1) for x in seq)
 
 
 @pytest.mark.parametrize("pages, length", [(1, 4), (2, 5), (3, 5), (4, 4), (3, 1)])
@@ -35,30 +36,35 @@ def test_paging_is_every_sequence_once_per_relabelling(pages, length, exact):
                                                          exact_length=exact)
 
 
-@pytest.mark.parametrize("topics, length, weights", [(1, 3, [1]), (2, 2, [0.5, 1]),
-                                                     (3, 2, [1]), (2, 3, [0, 1])])
+@pytest.mark.parametrize("topics, length, weights, unmatched", [
+    (1, 3, [1], False), (2, 2, [0.5, 1], False), (3, 2, [1], False), (2, 3, [0, 1], False),
+    (1, 3, [1], True), (2, 3, [1], True), (3, 2, [0, 1], True)])
 def test_semantic_is_every_step_sequence_once_per_relabelling_of_topics(topics, length,
-                                                                         weights):
+                                                                         weights, unmatched):
     every = families.exhaustive("semantic", length=length, topics=topics, weights=weights,
-                                capacity=[1, 2], top_k=1, switch_cost=0.5)
+                                capacity=[1, 2], top_k=1, switch_cost=0.5,
+                                unmatched=unmatched)
     per_k = len(every) // 2
     made = [(i.labels["query_topics"], i.labels["item_topics"], i.labels["weights"])
             for i in every][:per_k]
     brute = set()
     for T in range(1, length + 1):
-        for flat in itertools.product(range(topics), repeat=2 * T):
+        for flat in itertools.product(range(-unmatched, topics), repeat=2 * T):
+            if -1 in flat[1::2]:
+                continue  # every item has a topic
             canon = _canonical(flat)
             for w in itertools.product([float(x) for x in weights], repeat=T):
                 brute.add((canon[0::2], canon[1::2], w))
     assert len(made) == len(set(made)) == len(brute) and set(made) == brute
     assert len(every) == exhaustive_count("semantic", length=length, topics=topics,
                                           weights=weights, capacity=[1, 2], top_k=1,
-                                          switch_cost=0.5)
+                                          switch_cost=0.5, unmatched=unmatched)
     inst = every.instances[-1]
     trace, labels = inst.trace, inst.labels
-    # one-hot topics: similarity 1 within a topic and 0 across
+    # one-hot topics: similarity 1 within a topic and 0 across (an unmatched query: 0)
     sims = trace.queries @ trace.items.T
     same = np.equal.outer(trace.query_topics, trace.item_topics)
+    assert (-1 in {q for i in every for q in i.labels["query_topics"]}) == unmatched
     assert np.array_equal(sims, same.astype(np.float32))
     assert tuple(trace.query_topics) == labels["query_topics"]
     assert tuple(trace.weights) == labels["weights"]
@@ -77,6 +83,29 @@ def test_a_relabelled_sequence_costs_what_its_representative_costs():
             costs = {simulator.run(PagingTrace.from_requests(s), policy, capacity=2)
                      .summary()["cost"] for s in (seq, renamed, canon)}
             assert len(costs) == 1, (policy, seq)
+
+
+def test_renaming_topics_changes_no_semantic_run_nor_opt():
+    from simulator.trace import Trace
+    from theory.opt import opt
+
+    every = families.exhaustive("semantic", length=3, topics=3, weights=[0.5, 1],
+                                capacity=2, top_k=1, switch_cost=1.0)
+    rng = np.random.default_rng(5)
+    for i in rng.choice(len(every), 4, replace=False):
+        inst = every.instances[i]
+        q, b = np.array(inst.labels["query_topics"]), np.array(inst.labels["item_topics"])
+        rename = np.array([2, 0, 1])  # topic t becomes rename[t], its vector moves with it
+        unit = np.eye(3, dtype=np.float32)
+        renamed = Trace.from_arrays(queries=unit[rename[q]], items=unit[rename[b]],
+                                    query_topics=rename[q], item_topics=rename[b],
+                                    weights=np.array(inst.labels["weights"]))
+        for policy in ("fifo", "lru", "solar"):
+            costs = {simulator.run(t, policy, **inst.options).summary()["cost"]
+                     for t in (inst.trace, renamed)}
+            assert len(costs) == 1, (policy, inst.labels)
+        assert opt(inst.trace, **inst.options).opt_cost == opt(renamed,
+                                                               **inst.options).opt_cost
 
 
 def test_the_order_and_the_scope_are_fixed():
@@ -115,6 +144,8 @@ def test_a_space_past_the_limit_is_refused_in_one_line_before_anything_is_built(
     (dict(mode="paging", length=2, pages=2, capacity=[]), "capacity"),
     (dict(mode="paging", length=2, pages=2, limit=0), "limit"),
     (dict(mode="paging", length=2, pages=2, exact_length="yes"), "exact_length"),
+    (dict(mode="paging", length=2, pages=2, unmatched=True), "unmatched"),
+    (dict(mode="semantic", length=2, topics=2, unmatched=1), "unmatched"),
 ])
 def test_bad_arguments_are_one_line_naming_the_parameter(kwargs, param):
     with pytest.raises(InputError) as caught:

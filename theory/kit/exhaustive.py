@@ -132,7 +132,7 @@ def family_basis(family: Family) -> dict:
 def exhaustive(mode: str, length: int, *, pages: int | None = None,
                topics: int | None = None, weights=None, capacity=1, top_k=None,
                switch_cost=None, quality=None, exact_length: bool = False,
-               limit: int = LIMIT) -> Enumeration:
+               unmatched: bool = False, limit: int = LIMIT) -> Enumeration:
     """Every instance of a tiny space, up to relabelling (the module docstring).
 
     Parameters
@@ -146,14 +146,19 @@ def exhaustive(mode: str, length: int, *, pages: int | None = None,
         Semantic: at most this many one-hot topics.
     weights : float or list of float, optional
         Semantic: each step's weight, from this grid in [0, 1] (default 1).
+    unmatched : bool
+        Semantic: a query may also have no relevant topic (−1; its vector is orthogonal to
+        every topic's), a label no relabelling renames.
     capacity, top_k, switch_cost, quality : value or list of values
         The run options, one instance per combination (K default 1; semantic: k default
         1, λ default 0, quality default ``hit``; paging: K and λ only).
     limit : int
         The largest space built; a larger one is an InputError naming what to lower.
     """
-    space = _space(mode, length, pages, topics, weights, capacity, top_k, switch_cost,
-                   quality, exact_length, limit)
+    space = _space(mode, length, limit, dict(
+        pages=pages, topics=topics, weights=weights, capacity=capacity, top_k=top_k,
+        switch_cost=switch_cost, quality=quality, exact_length=exact_length,
+        unmatched=unmatched))
     made = _paging(space) if mode == "paging" else _semantic(space)
     return Enumeration(tuple(made), f"{space['scope']}: {_spaced(space['count'])} instances",
                        mark=_ENUMERATED)
@@ -161,60 +166,69 @@ def exhaustive(mode: str, length: int, *, pages: int | None = None,
 
 def exhaustive_count(mode: str, length: int, *, pages: int | None = None,
                      topics: int | None = None, weights=None, capacity=1, top_k=None,
-                     switch_cost=None, quality=None, exact_length: bool = False) -> int:
+                     switch_cost=None, quality=None, exact_length: bool = False,
+                     unmatched: bool = False) -> int:
     """The number of instances :func:`exhaustive` would build, with no limit and nothing
     built.
 
     >>> exhaustive_count("semantic", length=2, topics=2, weights=[0.5, 1])  # 2·2 + 8·4
     36
     """
-    return _space(mode, length, pages, topics, weights, capacity, top_k, switch_cost,
-                  quality, exact_length, None)["count"]
+    return _space(mode, length, None, dict(
+        pages=pages, topics=topics, weights=weights, capacity=capacity, top_k=top_k,
+        switch_cost=switch_cost, quality=quality, exact_length=exact_length,
+        unmatched=unmatched))["count"]
 
 
-def _space(mode, length, pages, topics, weights, capacity, top_k, switch_cost, quality,
-           exact_length, limit) -> dict:
-    """The checked description of a space: its lengths, labels, weights, option
-    combinations, scope and count; refused when the count passes ``limit``."""
+def _space(mode: str, length, limit, given: dict) -> dict:
+    """The checked description of a space (``given``: :func:`exhaustive`'s keywords): its
+    lengths, labels, weights, option combinations, scope and count; refused when the count
+    passes ``limit``."""
     from simulator.run_options import RunOptions
 
     if mode not in MODES:
         raise InputError(f"exhaustive: mode must be one of {', '.join(MODES)}, got "
                          f"{shown(mode)}", "mode")
     paging = mode == "paging"
-    labels, name = (pages, "pages") if paging else (topics, "topics")
-    other = "topics" if paging else "pages"
-    if (topics if paging else pages) is not None:
+    name, other = ("pages", "topics") if paging else ("topics", "pages")
+    labels = given[name]
+    if given[other] is not None:
         raise InputError(f"exhaustive: {other} is for the other mode; a {mode} space takes "
                          f"{name}", other)
     if paging:
-        for field, given in (("weights", weights), ("top_k", top_k), ("quality", quality)):
-            if given is not None:
+        for field in ("weights", "top_k", "quality"):
+            if given[field] is not None:
                 raise InputError(f"exhaustive: {field} is for a semantic space; a paging "
                                  "space takes capacity and switch_cost", field)
+        if given["unmatched"] is not False:
+            raise InputError("exhaustive: unmatched is for a semantic space (queries with no "
+                             "relevant topic)", "unmatched")
     _count_arg(name, labels)
     _count_arg("length", length)
-    if not isinstance(exact_length, bool):
-        raise InputError(f"exhaustive: exact_length must be True or False, got "
-                         f"{shown(exact_length)}", "exact_length")
+    for flag in ("exact_length", "unmatched"):
+        if not isinstance(given[flag], bool):
+            raise InputError(f"exhaustive: {flag} must be True or False, got "
+                             f"{shown(given[flag])}", flag)
     if limit is not None:
         _count_arg("limit", limit)
-    axes = {"capacity": _grid("capacity", capacity),
-            "switch_cost": _grid("switch_cost", 0.0 if switch_cost is None else switch_cost)}
+    lam = given["switch_cost"]
+    axes = {"capacity": _grid("capacity", given["capacity"]),
+            "switch_cost": _grid("switch_cost", 0.0 if lam is None else lam)}
     if not paging:
-        axes = {"capacity": axes["capacity"],
-                "top_k": _grid("top_k", 1 if top_k is None else top_k),
+        k, q = given["top_k"], given["quality"]
+        axes = {"capacity": axes["capacity"], "top_k": _grid("top_k", 1 if k is None else k),
                 "switch_cost": axes["switch_cost"],
-                "quality": _grid("quality", "hit" if quality is None else quality)}
+                "quality": _grid("quality", "hit" if q is None else q)}
     combos = [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
     for options in combos:  # before anything is counted or built
         try:
             RunOptions.build(**options)
         except InputError as exc:
             raise InputError(f"exhaustive: {exc}", exc.param) from None
-    grid = (1.0,) if paging else _weights(weights)
-    lengths = (length,) if exact_length else tuple(range(1, length + 1))
-    per_options = sum(_growth_count(T if paging else 2 * T, labels) * len(grid) ** T
+    grid = (1.0,) if paging else _weights(given["weights"])
+    spare = given["unmatched"]
+    lengths = (length,) if given["exact_length"] else tuple(range(1, length + 1))
+    per_options = sum(_growth_count(T if paging else 2 * T, labels, spare) * len(grid) ** T
                       for T in lengths)
     count = per_options * len(combos)
     if limit is not None and count > limit:
@@ -222,8 +236,9 @@ def _space(mode, length, pages, topics, weights, capacity, top_k, switch_cost, q
                          f"limit={limit}; lower length ({length}) first, then {name} "
                          f"({labels}) or the number of option values, or raise limit",
                          "length")
+    span = f"length {length}" if given["exact_length"] else f"length ≤ {length}"
     return dict(mode=mode, lengths=lengths, labels=labels, weights=grid, combos=combos,
-                count=count, scope=_scope(mode, labels, length, exact_length, grid, axes))
+                spare=spare, count=count, scope=_scope(mode, labels, span, spare, grid, axes))
 
 
 def _count_arg(name: str, value) -> None:
@@ -253,24 +268,27 @@ def _weights(weights) -> tuple:
     return tuple(float(w) for w in grid)
 
 
-def _growth_count(n: int, m: int) -> int:
-    """Restricted growth strings of length n over at most m labels."""
+def _growth_count(n: int, m: int, spare: bool = False) -> int:
+    """Restricted growth strings of length n over at most m labels (``spare``: the even
+    places may also hold −1, which is no label)."""
     ways = [1] + [0] * m  # ways[j]: prefixes that use j labels
-    for _ in range(n):
-        ways = [ways[j] * j + (ways[j - 1] if j else 0) for j in range(m + 1)]
+    for i in range(n):
+        extra = 1 if spare and i % 2 == 0 else 0
+        ways = [ways[j] * (j + extra) + (ways[j - 1] if j else 0) for j in range(m + 1)]
     return sum(ways)
 
 
-def _growth_strings(n: int, m: int):
+def _growth_strings(n: int, m: int, spare: bool = False):
     """Every restricted growth string of length n over at most m labels, in lexicographic
-    order: label i first appears after labels 0 … i − 1."""
+    order: label i first appears after labels 0 … i − 1 (``spare``: the even places may
+    also hold −1, which is no label)."""
     seq = [0] * n
 
     def grow(i, top):
         if i == n:
             yield tuple(seq)
             return
-        for label in range(min(top + 2, m)):
+        for label in range(-1 if spare and i % 2 == 0 else 0, min(top + 2, m)):
             seq[i] = label
             yield from grow(i + 1, max(top, label))
 
@@ -288,11 +306,13 @@ def _paging(space: dict):
 
 
 def _semantic(space: dict):
-    m, grid = space["labels"], space["weights"]
-    unit = np.eye(m, dtype=np.float32)  # topic i's queries and items: the i-th unit vector
+    m, grid, spare = space["labels"], space["weights"], space["spare"]
+    # topic i's queries and items: the i-th unit vector; an unmatched query (−1) the last,
+    # spare one, orthogonal to every topic
+    unit = np.eye(m + spare, dtype=np.float32)
     traces = []
     for T in space["lengths"]:
-        for flat in _growth_strings(2 * T, m):
+        for flat in _growth_strings(2 * T, m, spare):
             queries, items = np.array(flat[0::2]), np.array(flat[1::2])
             for w in itertools.product(grid, repeat=T):
                 traces.append((T, flat, w, Trace.from_arrays(
@@ -306,8 +326,7 @@ def _semantic(space: dict):
                                                 item_topics=flat[1::2], weights=w))
 
 
-def _scope(mode, labels, length, exact_length, grid, axes) -> str:
-    span = f"length {length}" if exact_length else f"length ≤ {length}"
+def _scope(mode, labels, span, spare, grid, axes) -> str:
     options = [f"K ∈ {_set(axes['capacity'])}"]
     if mode == "paging":
         head = f"every paging sequence over ≤ {labels} pages of {span}, up to relabelling"
@@ -315,7 +334,8 @@ def _scope(mode, labels, length, exact_length, grid, axes) -> str:
             options.append(f"λ ∈ {_set(axes['switch_cost'])}")
     else:
         head = (f"every semantic sequence of (query topic, item topic, weight ∈ "
-                f"{_set(grid)}) over ≤ {labels} one-hot topics of {span}, up to relabelling "
+                f"{_set(grid)}) over ≤ {labels} one-hot topics"
+                f"{' (or a query of none)' if spare else ''} of {span}, up to relabelling "
                 "of topics")
         options += [f"k ∈ {_set(axes['top_k'])}", f"λ ∈ {_set(axes['switch_cost'])}",
                     f"quality {', '.join(axes['quality'])}"]
