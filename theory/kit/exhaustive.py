@@ -14,8 +14,8 @@ names (basis ``exhaustive``).  A family declared exhaustive by hand is its autho
     every sequence of steps (query topic, item topic, weight) over at most ``topics``
     one-hot topics, the weights from a grid, for each K, k, λ and quality given: a query
     and an item are the unit vector of their topic, so a similarity is 1 within a topic
-    and 0 across, and each step brings a new item (a query with no relevant topic, −1, is
-    not in the space: under hit or precision quality it costs every schedule alike).
+    and 0 across, and each step brings a new item; with ``unmatched=True`` a query may
+    also have no relevant topic (−1, a vector orthogonal to every topic's).
 
 Both are taken **up to relabelling**: page (or topic) i first appears after pages
 0 … i − 1, a restricted growth string (for a semantic instance over its topics in the order
