@@ -20,9 +20,10 @@ names (basis ``exhaustive``).  A family declared exhaustive by hand is its autho
 Both are taken **up to relabelling**: page (or topic) i first appears after pages
 0 … i − 1, a restricted growth string (for a semantic instance over its topics in the order
 q_0, b_0, q_1, b_1, …).  Renaming pages or topics changes neither OPT nor the run of a
-policy that compares ids and topics only for equality (every shipped policy), so one
-instance per class stands for the class.  A policy that reads an id's value (orders pages
-by id, say) is judged on these representatives only.
+policy that compares ids and topics only for equality (tests/test_exhaustive.py checks
+FIFO, LRU, LFU and Belady on paging, FIFO, LRU and SOLAR on semantic instances, and OPT),
+so one instance per class stands for the class.  A policy that reads an id's value (orders
+pages by id, say) is judged on these representatives only.
 
 The count is known before anything is built (:func:`exhaustive_count`, same arguments): the
 restricted growth strings of length n over at most m labels number Σ_{j ≤ m} S(n, j)
