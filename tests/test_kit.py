@@ -114,3 +114,29 @@ def test_a_regret_bound_on_stationary_utilities(tmp_path):
                          bound=bounds.regret_at_most(lambda K, T: T))
     assert theory.check(tight, out_dir=str(tmp_path)).verdict == "violated"
     assert theory.check(loose, out_dir=str(tmp_path)).verdict == "not refuted"
+
+
+def test_a_claim_with_its_own_evidence_is_checked_by_its_hook(tmp_path):
+    """theory.check of a claim that gives evidence(quick, out_dir) runs the hook, and the
+    result's verdict is held to its basis as every other verdict is."""
+    from theory.claims.verdicts import NOT_REFUTED, SEARCH, basis, verdict
+
+    said = []
+
+    def evidence(quick, out_dir):
+        said.append((quick, out_dir))
+        return dict(verdict(NOT_REFUTED, basis(SEARCH, "one run"), "nothing broke"),
+                    measured={"runs": 1})
+
+    claim = theory.Claim(id="own", statement="s", evidence=evidence)
+    result = theory.check(claim, out_dir=str(tmp_path), quick=True)
+    assert (result.verdict, result.basis["kind"], said) == (NOT_REFUTED, SEARCH,
+                                                           [(True, str(tmp_path))])
+
+    def overclaims(quick, out_dir):
+        return dict(verdict="holds", basis=basis(SEARCH, "one run"), evidence="e",
+                    measured={})
+
+    with pytest.raises(ValueError, match="search cannot give 'holds'"):
+        theory.check(theory.Claim(id="over", statement="s", evidence=overclaims),
+                     out_dir=str(tmp_path))

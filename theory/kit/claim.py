@@ -288,6 +288,9 @@ def _judge(claim: Claim, instance, options, time_limit) -> tuple:
 def judge(claim: Claim, instance, time_limit: float | None = None) -> tuple:
     """(status, numbers) of one instance: ``ok``, ``broken`` or ``undecided``."""
     _check_arguments(claim, time_limit, "judge")
+    if claim.evidence is not None:
+        raise InputError(f"judge: claim '{claim.id}' gives evidence(quick, out_dir), not a "
+                         "bound to judge one instance by; run it with theory.check", "claim")
     policy, _ = _policy(claim)
     family = _family(claim, [instance])
     return _judge(claim, instance, _options(claim, policy, family)[0], time_limit)
@@ -305,8 +308,8 @@ def _check_arguments(claim, time_limit, caller: str) -> None:
 
 def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-out",
           quick: bool = False) -> ClaimResult:
-    """Judge ``claim`` over its instances (the module docstring); a
-    :class:`theory.claims.base.ClaimResult` as ``semcache claims`` prints it."""
+    """Judge ``claim`` over its instances (the module docstring), or run its ``evidence``
+    hook; a :class:`theory.claims.base.ClaimResult` as ``semcache claims`` prints it."""
     import time
 
     _check_arguments(claim, time_limit, "check")
@@ -315,6 +318,8 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     if not isinstance(out_dir, (str, os.PathLike)) or not os.fspath(out_dir):
         raise InputError(f"out_dir must be a folder's path, got {out_dir!r}", "out_dir")
     out_dir = os.fspath(out_dir)
+    if claim.evidence is not None:  # an experiment of its own: its hook decides
+        return claim.run(quick, out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
     policy, plugin = _policy(claim)
