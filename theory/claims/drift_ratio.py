@@ -101,8 +101,8 @@ def _check(quick: bool, out_dir: str) -> dict:
     lengths = LENGTHS[quick]
     many_phases, one_phase = _series(6, lengths), _series(1, lengths)
     many, one = many_phases["rows"], one_phase["rows"]
-    parts = [_part("P = 1 (stationary)", one_phase, out_dir),
-             _part("P = 6", many_phases, out_dir)]
+    many_part = _part("P = 6", many_phases, out_dir)
+    parts = [_part("P = 1 (stationary)", one_phase, out_dir), many_part]
     head = weakest(parts, f"drift with P ∈ {{1, 6}} phases, L = {lengths[0]}…{lengths[-1]}, "
                           "seeds 0–2, exact OPT; the slope of SOLAR/OPT − 1 on L")
     excess = {name: _fit(rows, [[s - o for s, o in zip(r["solar_cost"], r["opt_cost"])]
@@ -115,7 +115,7 @@ def _check(quick: bool, out_dir: str) -> dict:
         "excess slopes " + ", ".join(f"{k}: {v['slope']} {v['ci']}" for k, v in excess.items()),
         statement="Under drift SOLAR's per-step excess over OPT, (SOLAR − OPT)/T, vanishes "
                   "as phases lengthen (the excess grows slower than T)",
-        **({} if sub_linear else {"instance": parts[1].get("instance") or save_policy_instance(
+        **({} if sub_linear else {"instance": many_part.get("instance") or save_policy_instance(
             many_phases["last"], "solar", out_dir, "drift_excess")}))
     measured = dict(rows=many, single_phase=one, excess_fits=excess)
     evidence = (f"{head['evidence']}" if head["verdict"] != VIOLATED else
