@@ -45,9 +45,10 @@ TARGET, ROUNDING = 0.17, 0.005
 LOCOMO = {True: dict(conversations=2, seeds=(0, 1), K=(10, 50)),
           False: dict(conversations=None, seeds=(0, 1, 2), K=(10, 20, 50, 100))}
 MODEL = dict(top_k=3, switch_cost=1.0)
-PROXY = ("retrieval quality (an evidence turn among the top 3) in place of the paper's "
-         "feedback (MemoryBench's simulated user liking or disliking GPT-4o-mini's answers), "
-         "with warm-up probes (every other step recalls a past turn) feeding the gate")
+PROXY = ("a retrieval proxy for the paper's feedback: retrieval quality (an evidence turn "
+         "among the top 3) in place of MemoryBench's simulated user liking or disliking "
+         "GPT-4o-mini's answers, with warm-up probes (every other step recalls a past turn) "
+         "feeding the gate")
 PAPERS_SIGNAL = ("the paper's feedback signal: Algorithm 1's quality from MemoryBench's "
                  "simulated user (implicit like/dislike of GPT-4o-mini's answers) on LoCoMo, "
                  "without our warm-up probes")
