@@ -1,6 +1,7 @@
 """For every instance: one broken instance violates the claim, shrunk to where every step
-matters; nothing broken holds only over an enumerated range, and is not refuted after a
-search; an instance whose OPT's bounds straddle the limit leaves it inconclusive."""
+matters; nothing broken holds only over an enumerated range (or, on its author's word, a
+declared one) and is not refuted after a search; an instance whose OPT's bounds straddle
+the limit leaves it inconclusive."""
 
 from __future__ import annotations
 
