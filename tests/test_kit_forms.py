@@ -93,6 +93,15 @@ def test_an_existential_predicate_and_its_sub_ranges(fams, tmp_path):
     assert r.subranges[1]["instance"]["reproduce"]
 
 
+def test_straddling_bounds_leave_an_existential_open(fams, tmp_path):
+    straddles = bounds.Bound("OPT straddles c", lambda run, opt, inst: ("undecided", {}),
+                             quantifier="some")
+    searched = theory.check(claim("open", straddles, fams["fits"]), out_dir=str(tmp_path))
+    assert searched.verdict == NOT_FOUND and "time_limit" in searched.would_decide
+    whole = theory.check(claim("open-all", straddles, fams["fits_all"]), out_dir=str(tmp_path))
+    assert whole.verdict == INCONCLUSIVE and "time_limit" in whole.would_decide
+
+
 def test_a_ratio_reaches_only_against_a_feasible_schedule():
     reach = bounds.ratio_reaches(2)
     assert reach.judge_costs(cost=8.0, lower=4.0, upper=4.0)[0] == "witness"
