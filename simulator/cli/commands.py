@@ -7,6 +7,7 @@
 ``semcache trace``          convert external traces to trace files
 ``semcache opt``            the exact offline optimum of a trace (docs/model.md §4)
 ``semcache claims``         a verdict for every claim of the SOLAR paper
+``semcache search``         a policy's worst case against the exact optimum, shrunk and grown
 ``semcache reproduce``      a table or figure of the SOLAR paper's synthetic experiments
 ``semcache sweep``          a grid of runs on Dask, into a resumable Parquet store
 ``semcache bench``          measured speed against the reference implementations
@@ -61,6 +62,8 @@ COMMANDS = (
     Command("opt", "simulator.cli.opt", "the offline optimum of one workload or trace file"),
     Command("claims", "simulator.cli.claims",
             "test every claim of the SOLAR paper and print verdicts"),
+    Command("search", "simulator.cli.search",
+            "search a policy's worst case against the exact optimum, then grow it"),
     Command("sweep", "simulator.cli.sweep",
             "a grid of runs on Dask, into a resumable Parquet store"),
     Command("reproduce", "simulator.cli.reproduce",
