@@ -1,10 +1,13 @@
 """Growing a worst case: which block's repetition drives the score, and does it converge.
 
 From the shrunk instance ``g``, each contiguous block ``g[s:e]`` is repeated r times in
-place (``g[:s] + g[s:e]·r + g[e:]``).  Every block is screened at r = 1, 2, 4, 8 and the
-block with the highest score at r = 8 is kept (a tie goes to the shorter block, then the
-earlier); its repetition is then doubled while the instance stays within
-:data:`MAX_GROWN_STEPS` steps (at most r = 1024), and the scores along r decide
+place (``g[:s] + g[s:e]·r + g[e:]``).  Every block is screened repeated until it fills
+:data:`SCREEN` times the instance's length (at least twice), so that short and long
+blocks are compared at the same length, and the block with the highest score there is
+kept (a tie goes to the shorter block, then the earlier); its repetition is then
+doubled while the instance stays within :data:`MAX_GROWN_STEPS` steps (16 384 paging
+requests, 2 048 semantic steps, whose exact OPT costs more; at most r = 1024), and the
+scores along r decide
 (:func:`growth`):
 
 - **grows** when the score rises at each of the last three doublings of r by at least
@@ -29,8 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
-MAX_GROWN_STEPS = 2048
-SCREEN = (1, 2, 4, 8)
+MAX_GROWN_STEPS = {"paging": 16384, "semantic": 2048}
+SCREEN = 8  # a screened block fills this many times the instance's length
 FADE = 0.75  # a rise at least this fraction of the one before does not fade
 RISES = 3  # the last rises that must not fade for "grows"
 
@@ -58,8 +61,9 @@ def growth(repeats, scores) -> dict:
     return {"verdict": "bounded", "limit": float(scores[-1])}
 
 
-def grow(g: tuple, measure, max_steps: int = MAX_GROWN_STEPS) -> dict | None:
-    """Screen every block of ``g``, then grow the one that drives the score.
+def grow(g: tuple, measure, max_steps: int = 2048) -> dict | None:
+    """Screen every block of ``g``, then grow the one that drives the score, up to
+    ``max_steps`` steps (:data:`MAX_GROWN_STEPS` of the space's mode, in a search).
 
     ``measure(genotype)`` returns a scored candidate or None.  Returns the ``grown``
     record: ``verdict``, ``limit``, ``scores``, ``block`` (s, e), ``repeats``, ``steps``
@@ -70,9 +74,10 @@ def grow(g: tuple, measure, max_steps: int = MAX_GROWN_STEPS) -> dict | None:
     best = None
     for s in range(n):
         for e in range(s + 1, n + 1):
-            if n + (SCREEN[-1] - 1) * (e - s) > max_steps:
+            r = max(2, -(-SCREEN * n // (e - s)))
+            if n + (r - 1) * (e - s) > max_steps:
                 continue
-            found = measure(repeated(g, (s, e), SCREEN[-1]))
+            found = measure(repeated(g, (s, e), r))
             if found is None:
                 continue
             key = (found.score, -(e - s), -s)

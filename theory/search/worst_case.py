@@ -118,7 +118,8 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
                          "evaluations (OPT inexact or 0 on every one); raise budget, or "
                          "change the space", "budget")
     small = _shrunk(best, space, evaluate)
-    grown = growing.grow(small.genotype, evaluate) if grow else None
+    grown = growing.grow(small.genotype, evaluate, growing.MAX_GROWN_STEPS[mode]) if grow \
+        else None
     model = dict(space.options, policy=name, **({"policy_params": params} if params else {}),
                  **({"plugin": plugin} if plugin else {}))
     record = dict(score=small.score, steps=small.steps, cost=small.cost, opt=small.opt,
