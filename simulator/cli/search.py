@@ -70,7 +70,8 @@ def _print(doc: dict) -> None:
                        f"{grown['scores'][0]:.6g} → {grown['scores'][-1]:.6g}, "
                        f"{grown['verdict']} ({tail})")
     out.print_line(f"{doc['evaluations']} evaluations by {doc['engine']} (seed "
-                   f"{doc['seed']}), {doc['evaluations_per_s']:.0f} per second")
+                   f"{doc['seed']}), {doc['evaluations_per_s']:.0f} per second; "
+                   f"{doc['evaluations_total']} with shrinking and growing")
     for line in best["reproduce"] + (grown or {}).get("reproduce", []):
         out.print_line(f"  {line}")
 

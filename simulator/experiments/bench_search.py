@@ -53,6 +53,7 @@ def measure(name: str, kwargs: dict, seeds=(0, 1, 2)) -> dict:
     return {"name": name, "baseline": "random search", "ours_score": a, "baseline_score": b,
             "ratio": a / b if b > 0 else float("inf") if a > 0 else 1.0,
             "seeds": list(seeds), "evaluations": ours[0].evaluations,
+            "evaluations_total": ours[0].evaluations_total,
             "evaluations_equal": equal, "hits_equal": equal,
             "ours_scores": [r.best["found"]["score"] for r in ours],
             "baseline_scores": [r.best["found"]["score"] for r in base],

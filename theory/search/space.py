@@ -119,7 +119,12 @@ class Space:
         if not names:
             return g
         name = names[int(rng.integers(len(names)))]
-        return getattr(self, f"_{name}")(list(g), rng)
+        change = {"insert": self._insert, "delete": self._delete, "replace": self._replace,
+                  "swap": self._swap, "change_page": self._change_page,
+                  "change_query": self._change_query, "change_item": self._change_item,
+                  "change_weight": self._change_weight,
+                  "repeat_block": self._repeat_block}[name]
+        return change(list(g), rng)
 
     def _applies(self, name: str, g: tuple) -> bool:
         n, paging = len(g), self.mode == "paging"
