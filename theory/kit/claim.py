@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from typing import Any
+from typing import Any, Callable
 
 from simulator.errors import InputError
 from simulator.registration import check_name
@@ -63,19 +63,29 @@ class Claim:
     ``bound`` a :class:`theory.bounds.Bound`; ``subranges`` maps a name to a predicate on
     an instance (True when the instance is in that part of the range); ``form`` names a
     statement that runs cannot confirm (:data:`theory.claims.verdicts.UNCONFIRMABLE`).
+
+    A claim whose evidence is an experiment of its own (the paper's claims,
+    :mod:`theory.claims`) gives ``evidence`` instead of ``policy``, ``instances`` and
+    ``bound``: a function ``evidence(quick, out_dir)`` returning the fields of
+    :class:`theory.claims.base.ClaimResult` other than the claim's identity (``verdict``,
+    ``basis``, ``evidence``, ``measured``, and any of ``instance``, ``would_decide``,
+    ``corrected``, ``readings``, ``subranges``), each verdict made by
+    :func:`theory.claims.verdicts.verdict` and checked again when the result is built
+    (docs/extending.md, a claim).
     """
 
     id: str
     statement: str
-    policy: Any
-    instances: Any
-    bound: Any
+    policy: Any = None
+    instances: Any = None
+    bound: Any = None
     params: dict | None = None
     title: str = ""
     conditions: str = ""
     subranges: dict | None = None
     form: str | None = None
     data: tuple = ()
+    evidence: Callable | None = None
 
     def __post_init__(self):
         try:
@@ -90,16 +100,10 @@ class Claim:
         if not self.statement.strip():
             raise InputError(f"{who}: statement must say what the claim states, got ''",
                              "statement")
-        _check_policy(who, self.policy)
-        if not isinstance(self.bound, bound_kinds.Bound):
-            raise InputError(f"{who}: bound must be one of theory.bounds' (ratio_at_most, "
-                             "regret_at_most, modifications_at_most, predicate), got "
-                             f"{type(self.bound).__name__}", "bound")
-        if self.params is not None and not (isinstance(self.params, dict) and
-                                            all(isinstance(k, str) for k in self.params)):
-            raise InputError(f"{who}: params must be a dict of the policy's parameters by "
-                             f"name, got {shown(self.params)}", "params")
-        _check_subranges(who, self.subranges)
+        if self.evidence is not None:
+            _check_evidence(who, self)
+        else:
+            _check_statement(who, self)
         if self.form is not None and self.form not in UNCONFIRMABLE:
             raise InputError(f"{who}: form must be None or one of {UNCONFIRMABLE}, got "
                              f"{self.form!r}", "form")
@@ -107,14 +111,55 @@ class Claim:
                 all(isinstance(d, str) for d in self.data)):
             raise InputError(f"{who}: data must be a tuple of dataset names", "data")
         object.__setattr__(self, "data", tuple(self.data))
-        if not callable(self.instances):  # a function of quick is checked when called
+        if self.evidence is None and not callable(self.instances):
+            # a function of quick is checked when called
             object.__setattr__(self, "instances", _family(self, self.instances))
         if not self.title:
             object.__setattr__(self, "title", self.statement)
 
     def run(self, quick: bool, out_dir: str) -> ClaimResult:
-        """The claims registry's interface (``semcache claims``): :func:`check`."""
-        return check(self, out_dir=out_dir, quick=quick)
+        """The claims registry's interface (``semcache claims``): the ``evidence`` hook's
+        result, or :func:`check`."""
+        if self.evidence is None:
+            return check(self, out_dir=out_dir, quick=quick)
+        import time
+
+        start = time.perf_counter()
+        found = self.evidence(quick, out_dir)
+        return ClaimResult(id=self.id, statement=self.statement, conditions=self.conditions,
+                           form=self.form, seconds=round(time.perf_counter() - start, 2),
+                           **found)
+
+
+def _check_evidence(who: str, claim: Claim) -> None:
+    """A claim with its own experiment states nothing the kit would run."""
+    if not callable(claim.evidence):
+        raise InputError(f"{who}: evidence must be a function evidence(quick, out_dir), got "
+                         f"{shown(claim.evidence)}", "evidence")
+    given = [f for f in ("policy", "instances", "bound", "params", "subranges")
+             if getattr(claim, f) is not None]
+    if given:
+        raise InputError(f"{who}: give either evidence(quick, out_dir) or policy, instances "
+                         f"and bound, not both ({given[0]} given with evidence)", given[0])
+
+
+def _check_statement(who: str, claim: Claim) -> None:
+    """What the kit runs: a policy, a bound and (checked later) the instances."""
+    _check_policy(who, claim.policy)
+    if claim.instances is None:
+        raise InputError(f"{who}: instances must be a theory.families.Family, a list of "
+                         "simulator.instance.Instance or a function of quick returning one "
+                         "(or evidence(quick, out_dir) for an experiment of your own), got "
+                         "NoneType", "instances")
+    if not isinstance(claim.bound, bound_kinds.Bound):
+        raise InputError(f"{who}: bound must be one of theory.bounds' (ratio_at_most, "
+                         "regret_at_most, modifications_at_most, predicate), got "
+                         f"{type(claim.bound).__name__}", "bound")
+    if claim.params is not None and not (isinstance(claim.params, dict) and
+                                         all(isinstance(k, str) for k in claim.params)):
+        raise InputError(f"{who}: params must be a dict of the policy's parameters by "
+                         f"name, got {shown(claim.params)}", "params")
+    _check_subranges(who, claim.subranges)
 
 
 def _check_policy(who: str, policy) -> None:
