@@ -79,6 +79,20 @@ def test_the_known_phase_family_grows():
     assert per_pair[-1] > 0.9 and per_pair[-1] == pytest.approx(per_pair[-2], rel=1e-9)
 
 
+def test_cost_minus_3_opt_grows_inside_definition_5_3():
+    """An instance the search found (seed 0 of the bench row search-solar-d53-excess),
+    grown: every grown instance satisfies Definition 5.3 (else it is not scored) and the
+    excess doubles with r."""
+    from simulator.experiments.bench_search import d53_excess
+
+    space = Space("semantic", 1, top_k=1, switch_cost=LAM)
+    g = ((-1, 0, 0.0), (0, 0, 0.999), (0, 0, 1.0), (0, 1, 0.25), (1, 1, 0.999),
+         (1, 1, 0.999))
+    grown = grow(g, Evaluator(space, "solar", {"tau": 2 * LAM}, d53_excess, 0.0, 0), 48)
+    assert grown["verdict"] == "grows" and grown["repeats"] == [1, 2, 4, 8]
+    assert grown["scores"] == pytest.approx([1.997 * r for r in grown["repeats"]])
+
+
 def test_the_growth_rule():
     r = [1, 2, 4, 8, 16, 32]
     assert growth(r, [np.log2(x) for x in r])["verdict"] == "grows"  # logarithmic

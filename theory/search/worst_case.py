@@ -43,7 +43,8 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
                grow: bool = True, exhaustive_below: int = 0, engine: str = "anneal",
                start=None, progress=None, out_dir: str | None = None,
                pages: int | None = None, topics: int | None = None,
-               max_steps: int | None = None, weights=None) -> SearchResult:
+               max_steps: int | None = None, weights=None,
+               grow_steps: int | None = None) -> SearchResult:
     """The instance of a space on which ``policy`` scores worst against the exact optimum.
 
     Parameters
@@ -80,6 +81,9 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
         Where the shrunk and the largest grown instance are saved.
     pages, topics, max_steps, weights
         The space's sizes (:class:`theory.search.space.Space`).
+    grow_steps : int, optional
+        The longest grown instance (default :data:`theory.search.grow.MAX_GROWN_STEPS`
+        of the mode); lower it for a score that is slow on long instances.
 
     Examples
     --------
@@ -92,6 +96,10 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
                   topics=topics, max_steps=max_steps,
                   weights=tuple(weights) if weights is not None else None)
     _check(score, c, budget, seed, grow, exhaustive_below, engine, progress)
+    if grow_steps is not None and (isinstance(grow_steps, bool) or not isinstance(
+            grow_steps, (int, np.integer)) or grow_steps < 1):
+        raise InputError(f"grow_steps must be an integer >= 1, got {shown(grow_steps)}",
+                         "grow_steps")
     params = _params(params)
     starts = [space.genotype(i) for i in as_family(start, "start")] if start is not None \
         else []
@@ -118,8 +126,8 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
                          "evaluations (OPT inexact or 0 on every one); raise budget, or "
                          "change the space", "budget")
     small = _shrunk(best, space, evaluate)
-    grown = growing.grow(small.genotype, evaluate, growing.MAX_GROWN_STEPS[mode]) if grow \
-        else None
+    grown = growing.grow(small.genotype, evaluate,
+                         grow_steps or growing.MAX_GROWN_STEPS[mode]) if grow else None
     model = dict(space.options, policy=name, **({"policy_params": params} if params else {}),
                  **({"plugin": plugin} if plugin else {}))
     record = dict(score=small.score, steps=small.steps, cost=small.cost, opt=small.opt,
