@@ -169,3 +169,14 @@ def test_a_semantic_start_in_a_paging_search_is_refused():
     with pytest.raises(InputError, match="paging traces"):
         space.genotype(semantic)
     assert repeated((1, 2, 3), (1, 2), 3) == (1, 2, 2, 2, 3)
+
+
+def test_progress_is_reported_and_theory_hands_on_the_search():
+    import theory
+
+    seen = []
+    theory.search.worst_case("fifo", capacity=2, budget=100, progress=seen.append,
+                             grow=False)
+    assert seen and seen[-1]["budget"] == 100
+    assert [r["evaluations"] for r in seen] == sorted(r["evaluations"] for r in seen)
+    assert all(r["best"] is not None for r in seen)
