@@ -63,7 +63,7 @@ COMMANDS = (
     Command("claims", "simulator.cli.claims",
             "test every claim of the SOLAR paper and print verdicts"),
     Command("search", "simulator.cli.search",
-            "search a policy's worst case against the exact optimum, then grow it"),
+            "a policy's worst case against the exact optimum, grown"),
     Command("sweep", "simulator.cli.sweep",
             "a grid of runs on Dask, into a resumable Parquet store"),
     Command("reproduce", "simulator.cli.reproduce",
