@@ -67,3 +67,23 @@ def test_the_bench_rows_run_in_quick_mode():
     row = bench_search.measure(name, kwargs, seeds=(0,))
     assert row["evaluations_equal"] and row["evaluations"] == 30
     assert row["ours_score"] > 1 and row["baseline_score"] > 1
+
+
+def test_a_plugin_policy_is_searched_and_replayed(capsys, tmp_path, monkeypatch):
+    import pathlib
+
+    import simulator
+
+    monkeypatch.setattr(simulator.policies, "REGISTRY", dict(simulator.policies.REGISTRY))
+    plugin = str(pathlib.Path(__file__).parent / "data" / "plugins" / "redundancy.py")
+    code, out, _ = _cli(capsys, ["search", "--plugin", plugin, "--policy", "redundancy",
+                                 "--mode", "semantic", "--capacity", "2", "--switch-cost",
+                                 "0.5", "--budget", "30", "--no-grow", "--out",
+                                 str(tmp_path), "--json"])
+    assert code == 0
+    doc = json.loads(out)
+    run_line = doc["best"]["reproduce"][0]
+    assert f"--plugin {plugin}" in run_line
+    code, out, _ = _cli(capsys, shlex.split(run_line)[1:] + ["--json"])
+    assert code == 0 and json.loads(out)["runs"][0]["cost"] == pytest.approx(
+        doc["best"]["cost"])
