@@ -25,6 +25,7 @@ def test_json_fields_and_replay_lines(capsys, tmp_path):
     assert {"score", "steps", "reproduce"} <= set(doc["best"])
     assert {"verdict", "limit", "scores"} <= set(doc["grown"])
     assert doc["evaluations"] == 80 and doc["evaluations_per_s"] > 0
+    assert doc["best"]["score"] > 1.5  # FIFO's worst case: Belady misses fewer
     fifo, belady = (shlex.split(line)[1:] + ["--json"] for line in doc["best"]["reproduce"])
     runs = []
     for argv in (fifo, belady):
