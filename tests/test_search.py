@@ -181,3 +181,13 @@ def test_progress_is_reported_and_theory_hands_on_the_search():
     assert seen and seen[-1]["budget"] == 100
     assert [r["evaluations"] for r in seen] == sorted(r["evaluations"] for r in seen)
     assert all(r["best"] is not None for r in seen)
+
+
+def test_the_grown_family_is_a_scaled_family():
+    found = worst_case("fifo", capacity=2, budget=100, seed=0)
+    family = found.family
+    assert [i.labels["scale"] for i in family] == found.grown["repeats"]
+    assert [i.steps for i in family] == found.grown["steps"]
+    last = family.instances[-1]
+    ratio = misses(last.trace, "fifo", 2) / misses(last.trace, "belady", 2)
+    assert ratio == pytest.approx(found.grown["scores"][-1])

@@ -67,8 +67,8 @@ def grow(g: tuple, measure, max_steps: int = 2048) -> dict | None:
 
     ``measure(genotype)`` returns a scored candidate or None.  Returns the ``grown``
     record: ``verdict``, ``limit``, ``scores``, ``block`` (s, e), ``repeats``, ``steps``
-    (each grown instance's length) and ``screened`` (blocks tried), or None when no block
-    could be scored.
+    (each grown instance's length), ``screened`` (blocks tried) and ``candidates`` (the
+    scored grown instances), or None when no block could be scored.
     """
     n = len(g)
     best = None
@@ -86,7 +86,7 @@ def grow(g: tuple, measure, max_steps: int = 2048) -> dict | None:
     if best is None:
         return None
     block = best[1]
-    repeats, scores, steps, last = [], [], [], None
+    repeats, scores, steps, found_all = [], [], [], []
     r = 1
     while r <= 1024 and n + (r - 1) * (block[1] - block[0]) <= max_steps:
         found = measure(repeated(g, block, r))
@@ -94,8 +94,8 @@ def grow(g: tuple, measure, max_steps: int = 2048) -> dict | None:
             repeats.append(r)
             scores.append(found.score)
             steps.append(found.steps)
-            last = found
+            found_all.append(found)
         r *= 2
     verdict = growth(repeats, scores)
     return dict(verdict, scores=scores, block=block, repeats=repeats, steps=steps,
-                screened=n * (n + 1) // 2, largest=last)
+                screened=n * (n + 1) // 2, candidates=found_all)

@@ -30,6 +30,12 @@ class SearchResult:
         exhaustive pass; ``evaluations_total`` adds shrinking and growing.
     evaluations_per_s : float
         The engine's candidates per second of scoring (a policy run and an exact OPT each).
+    instance : simulator.instance.Instance
+        The shrunk worst instance.
+    family : theory.families.Family or None
+        The grown instances, one per r, each labelled ``{"scale": r, "repeats": r,
+        "block": (s, e)}``: a scaled family a claim can quantify over (a search, never
+        exhaustive).
     """
 
     policy: str
@@ -46,13 +52,14 @@ class SearchResult:
     seconds: float
     exhaustive: dict | None = None
     instance: object = dataclasses.field(default=None, repr=False, compare=False)
+    family: object = dataclasses.field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
-        """JSON-ready: every field but the instance object."""
+        """JSON-ready: every field but the instance and family objects."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-               if f.name != "instance"}
+               if f.name not in ("instance", "family")}
         if out["grown"] is not None:
-            out["grown"] = {k: v for k, v in out["grown"].items() if k != "largest"}
+            out["grown"] = {k: v for k, v in out["grown"].items() if k != "candidates"}
             out["grown"]["block"] = list(out["grown"]["block"])
         return out
 

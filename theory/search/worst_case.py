@@ -139,7 +139,7 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
         record.update(save(space.instance(small.genotype), out_dir, f"{stem}-best", model,
                            mode == "paging"))
         if grown is not None:
-            grown.update(save(space.instance(grown["largest"].genotype), out_dir,
+            grown.update(save(space.instance(grown["candidates"][-1].genotype), out_dir,
                               f"{stem}-grown", model, mode == "paging"))
     return SearchResult(policy=name, mode=mode, options=space.options,
                         score=score if isinstance(score, str) else
@@ -147,7 +147,21 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
                         engine=engine, seed=seed, best=record, grown=grown,
                         evaluations=evaluations, evaluations_total=evaluate.count,
                         evaluations_per_s=per_s, seconds=time.perf_counter() - t0,
-                        exhaustive=exhaustive, instance=space.instance(small.genotype))
+                        exhaustive=exhaustive, instance=space.instance(small.genotype),
+                        family=_family(grown, space, name))
+
+
+def _family(grown, space, name: str):
+    """The grown instances as a family, each labelled with its scale r."""
+    from theory.kit.families import Family
+
+    if grown is None:
+        return None
+    block = tuple(grown["block"])
+    found = tuple(space.instance(c.genotype, {"scale": r, "repeats": r, "block": block})
+                  for r, c in zip(grown["repeats"], grown["candidates"]))
+    return Family(found, f"{name}'s worst case, block {block} repeated r = "
+                         f"{grown['repeats'][0]}…{grown['repeats'][-1]} times")
 
 
 def _shrunk(best, space, evaluate):
