@@ -128,7 +128,8 @@ def test_same_seed_same_result(engine):
 
 def test_the_exhaustive_pass_enumerates_up_to_relabelling():
     space = Space("paging", 2)  # 3 pages
-    every = enumerate_below(space, 5)
+    every, scope = enumerate_below(space, 5)
+    assert "up to relabelling" in scope
 
     def canonical(seq):
         names = {}
@@ -138,6 +139,11 @@ def test_the_exhaustive_pass_enumerates_up_to_relabelling():
     assert sorted(every) == sorted(brute) and len(every) == 1 + 2 + 5 + 14
     found = worst_case("lru", capacity=2, budget=20, exhaustive_below=5, grow=False)
     assert found.exhaustive["instances"] == 22
+    semantic = Space("semantic", 1, topics=2, weights=(1.0,))
+    steps, _ = enumerate_below(semantic, 2)  # one step: (query, item) up to relabelling
+    assert sorted(steps) == [((-1, 0, 1.0),), ((0, 0, 1.0),), ((0, 1, 1.0),)]
+    with pytest.raises(InputError, match="exhaustive_below"):
+        enumerate_below(space, 30)
 
 
 def test_a_policy_object_and_start_instances():

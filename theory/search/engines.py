@@ -19,13 +19,13 @@ found).  All draw from one seeded generator, so a seed gives the same search.
     Independent random instances of the space: the baseline the others must beat.
 
 :func:`enumerate_below` lists every genotype shorter than ``n`` (paging sequences up to
-relabelling of the pages; semantic steps up to relabelling of the topics), for the
-exhaustive pass that runs before an engine.
+relabelling of the pages; semantic steps up to relabelling of the topics), as
+:func:`theory.families.exhaustive` enumerates them, for the exhaustive pass that runs
+before an engine.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 
 from simulator.errors import InputError
@@ -128,37 +128,29 @@ def targeted(evaluate, space, rng, budget, starts, tick):
     return found["best"]
 
 
-def enumerate_below(space, n: int) -> list:
-    """Every genotype of length 1 … n − 1, one per relabelling; InputError past
-    :data:`MAX_ENUMERATED`."""
-    out = []
-    for length in range(1, min(n, space.max_steps + 1)):
-        for g in (_paging(space.pages, length) if space.mode == "paging"
-                  else _semantic(space, length)):
-            out.append(g)
-            if len(out) > MAX_ENUMERATED:
-                raise InputError(f"exhaustive_below={n}: more than {MAX_ENUMERATED} "
-                                 "instances below that length; lower exhaustive_below",
-                                 "exhaustive_below")
-    return out
+def enumerate_below(space, n: int) -> tuple:
+    """(every genotype of length 1 … n − 1, one per relabelling, the enumeration's scope),
+    from :func:`theory.families.exhaustive`; InputError past :data:`MAX_ENUMERATED`."""
+    from theory.kit.exhaustive import exhaustive
 
-
-def _paging(pages: int, length: int):
-    """Sequences where each new page is the next unused number (restricted growth)."""
-    def grow(prefix, top):
-        if len(prefix) == length:
-            yield tuple(prefix)
-            return
-        for p in range(min(top + 2, pages)):
-            yield from grow(prefix + [p], max(top, p))
-    yield from grow([], -1)
-
-
-def _semantic(space, length: int):
-    steps = [(q, i, w) for q in range(-1, space.topics) for i in range(space.topics)
-             for w in space.weights]
-    for g in itertools.product(steps, repeat=length):
-        order = [t for s in g for t in s[:2] if t >= 0]
-        first = list(dict.fromkeys(order))
-        if first == list(range(len(first))):  # topics numbered by first appearance
-            yield g
+    length = min(n - 1, space.max_steps)
+    opts = space.options
+    try:
+        if space.mode == "paging":
+            every = exhaustive("paging", length, pages=space.pages, capacity=opts["capacity"],
+                               limit=MAX_ENUMERATED)
+        else:
+            every = exhaustive("semantic", length, topics=space.topics,
+                               weights=list(space.weights), unmatched=True,
+                               capacity=opts["capacity"], top_k=opts["top_k"],
+                               switch_cost=opts["switch_cost"], limit=MAX_ENUMERATED)
+    except InputError as exc:
+        raise InputError(f"exhaustive_below={n}: {exc}; lower exhaustive_below",
+                         "exhaustive_below") from None
+    if space.mode == "paging":
+        found = [tuple(i.labels["requests"]) for i in every]
+    else:
+        found = [tuple((int(q), int(b), float(w)) for q, b, w in zip(
+            i.labels["query_topics"], i.labels["item_topics"], i.labels["weights"]))
+            for i in every]
+    return found, every.scope

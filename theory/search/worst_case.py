@@ -109,10 +109,10 @@ def worst_case(policy, mode: str = "paging", capacity: int | None = None, top_k:
     report = _Progress(progress, budget, evaluate)
     best, exhaustive = None, None
     if exhaustive_below > 1:
-        every = engines.enumerate_below(space, exhaustive_below)
+        every, scope = engines.enumerate_below(space, exhaustive_below)
         for g in every:
             best = engines.better(best, evaluate(g))
-        exhaustive = {"below": exhaustive_below, "instances": len(every),
+        exhaustive = {"below": exhaustive_below, "instances": len(every), "scope": scope,
                       "best": best.score if best else None}
     counted, seconds = evaluate.count, evaluate.seconds
     rng = np.random.default_rng(seed)
