@@ -49,7 +49,19 @@ def test_semantic_replay_prints_the_opt_the_search_used(capsys, tmp_path):
     assert code == 0 and json.loads(out)["opt_cost"] == pytest.approx(doc["best"]["opt"])
 
 
+def test_several_capacities_fit_the_limits_on_K(capsys, tmp_path):
+    code, out, _ = _cli(capsys, ["search", "--policy", "lru", "--capacity", "2,3,4",
+                                 "--budget", "60", "--out", str(tmp_path), "--json"])
+    assert code == 0
+    doc = json.loads(out)
+    assert [d["options"]["capacity"] for d in doc["capacities"]] == [2, 3, 4]
+    assert doc["limit_fit"]["slope"] == pytest.approx(1, abs=0.02)  # LRU's ratio tends to K
+    assert doc["limit_fit"]["intercept"] == pytest.approx(0, abs=0.05)
+
+
 @pytest.mark.parametrize("argv", [
+    ["--policy", "lru", "--capacity", "2,2"], ["--policy", "lru", "--capacity", "2,3",
+                                               "--no-grow"],
     ["--policy", "nope", "--capacity", "2"], ["--policy", "lru", "--capacity", "0"],
     ["--policy", "lru", "--capacity", "2", "--score", "excess"],
     ["--policy", "lru", "--capacity", "2", "--budget", "0"],

@@ -4,8 +4,11 @@
 Prints the best (shrunk) instance's score, steps and replay commands, the grown family's
 verdict ("bounded" with its fitted limit, or "grows") and the evaluations and their rate;
 ``--json`` prints ``{"best": {"score", "steps", "reproduce", …}, "grown": {"verdict",
-"limit", "scores", …}, "evaluations", "evaluations_per_s", …}``.  While a terminal
-watches, a progress bar runs on stderr.
+"limit", "scores", …}, "evaluations", "evaluations_per_s", …}``.  With several
+capacities (``--capacity 2,3,4,5``) it searches at each and fits the grown limits on K
+(:func:`theory.search.across_capacity`); ``--json`` then prints ``{"capacities": [...],
+"limit_fit": {"slope", "intercept", "capacities"}}``.  While a terminal watches, a
+progress bar runs on stderr.
 """
 
 from __future__ import annotations
@@ -23,28 +26,49 @@ FLAGS = {"c": "--c", "policy": "--policy", "exhaustive_below": "--exhaustive-bel
 
 
 def cmd_search(args) -> int:
-    from theory.search import worst_case
+    from theory.search import across_capacity, worst_case
 
     check_c = args.c if args.score == "excess" or args.c is not None else None
     cli_args.check_seed(args.seed)
+    capacities = _capacities(args.capacity)
     out.check_folder(args.out)
+    given = dict(
+        mode=args.mode, top_k=args.top_k, switch_cost=args.switch_cost,
+        params=cli_args.pairs("--param", args.param), score=args.score, c=check_c,
+        budget=args.budget, seed=args.seed, exhaustive_below=args.exhaustive_below,
+        engine=args.engine, progress=True if sys.stderr.isatty() and not args.json else None,
+        out_dir=args.out, pages=args.pages, topics=args.topics, max_steps=args.max_steps)
     try:
-        found = worst_case(
-            args.policy, mode=args.mode, capacity=args.capacity, top_k=args.top_k,
-            switch_cost=args.switch_cost, params=cli_args.pairs("--param", args.param),
-            score=args.score, c=check_c, budget=args.budget, seed=args.seed,
-            grow=args.grow, exhaustive_below=args.exhaustive_below, engine=args.engine,
-            progress=True if sys.stderr.isatty() and not args.json else None,
-            out_dir=args.out, pages=args.pages, topics=args.topics,
-            max_steps=args.max_steps)
+        if len(capacities) == 1:
+            docs = [worst_case(args.policy, capacity=capacities[0], grow=args.grow,
+                               **given).to_dict()]
+            fit = None
+        else:
+            if not args.grow:
+                raise InputError("--no-grow: several capacities are compared by their grown "
+                                 "limits; give one --capacity, or grow")
+            scaled = across_capacity(args.policy, capacities, **given)
+            docs, fit = [r.to_dict() for r in scaled["results"]], scaled["limit_fit"]
     except InputError as exc:
         raise InputError(_flagged(exc)) from None
-    doc = found.to_dict()
     if args.json:
-        out.emit_json(doc)
+        out.emit_json(docs[0] if len(docs) == 1 else {"capacities": docs, "limit_fit": fit})
         return 0
-    _print(doc)
+    for doc in docs:
+        _print(doc)
+    if fit is not None:
+        out.print_line(f"grown limits on K ({', '.join(map(str, fit['capacities']))}): "
+                       f"{fit['slope']:.3f}·K {fit['intercept']:+.3f}")
     return 0
+
+
+def _capacities(text: str) -> list:
+    """``--capacity 3`` or ``--capacity 2,3,4,5``: distinct integers >= 1."""
+    parts = [p.strip() for p in str(text).split(",")]
+    if not all(p.isdigit() and int(p) >= 1 for p in parts) or len(set(parts)) < len(parts):
+        raise InputError(f"--capacity must be an integer >= 1 or distinct ones separated by "
+                         f"commas (2,3,4,5), got {text!r}")
+    return [int(p) for p in parts]
 
 
 def _flagged(exc: InputError) -> str:
@@ -87,7 +111,9 @@ def add_arguments(p) -> None:
     p.add_argument("--policy", required=True, help="a registered policy (or a plugin's)")
     p.add_argument("--mode", choices=("paging", "semantic"), default="paging",
                    help="paging: against Belady; semantic: against the exact OPT")
-    p.add_argument("--capacity", type=int, required=True, help="K")
+    p.add_argument("--capacity", required=True,
+                   help="K, or several (2,3,4,5): one search each, and their grown limits "
+                        "fitted on K")
     p.add_argument("--top-k", type=int, default=1, help="k (semantic)")
     p.add_argument("--switch-cost", type=float, default=0.0, help="λ (semantic)")
     p.add_argument("--param", metavar="NAME=VALUE", action="append", default=[],

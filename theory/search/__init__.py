@@ -8,11 +8,13 @@ against the exact optimum, found by optimisation, then shrunk and grown into a f
 - the engines: annealing, ``hypothesis.target``, random, and the exhaustive pass
   (:mod:`theory.search.engines`);
 - growing the worst case by block repetition, and the growth verdict
-  (:mod:`theory.search.grow`).
+  (:mod:`theory.search.grow`); scaling K, one search per capacity and the limit's fit on
+  K (:mod:`theory.search.capacity`).
 """
 
+from theory.search.capacity import across_capacity
 from theory.search.result import SearchResult
 from theory.search.space import Space
 from theory.search.worst_case import worst_case
 
-__all__ = ["SearchResult", "Space", "worst_case"]
+__all__ = ["SearchResult", "Space", "across_capacity", "worst_case"]
