@@ -160,7 +160,10 @@ def test_a_policy_object_and_start_instances():
     (dict(policy="lru", score="excess"), "c"), (dict(policy="lru", budget=0), "budget"),
     (dict(policy="lru", engine="tabu"), "engine"), (dict(policy="lru", score="max"), "score"),
     (dict(policy="lru", params={"x": 1}), None), (dict(policy="lru", mode="graph"), "mode"),
-    (dict(policy="lru", score=lambda run, opt, inst: "high"), "score")])
+    (dict(policy="lru", score=lambda run, opt, inst: "high"), "score"),
+    (dict(policy="lru", switch_cost=0.5), "switch_cost"),
+    (dict(policy="lru", mode="semantic", pages=3), "pages"),
+    (dict(policy="lru", mode="semantic", top_k=1.5), "top_k")])
 def test_bad_input_is_one_input_error(kwargs, param):
     kwargs = dict(dict(capacity=2, budget=5), **kwargs)
     with pytest.raises(InputError) as err:

@@ -69,6 +69,7 @@ class Space:
         K = self.capacity
         if isinstance(K, bool) or not isinstance(K, (int, np.integer)) or K < 1:
             raise InputError(f"capacity must be an integer >= 1, got {K!r}", "capacity")
+        self._only_in_its_mode()
         defaults = dict(pages=K + 1 if self.mode == "paging" else None,
                         topics=K + 1 if self.mode == "semantic" else None,
                         max_steps=6 * (K + 1) if self.mode == "paging" else 12)
@@ -92,6 +93,29 @@ class Space:
         elif not self.weights or any(not 0 <= float(w) <= 1 for w in self.weights):
             raise InputError(f"weights must be a non-empty list of numbers in [0, 1], got "
                              f"{self.weights!r}", "weights")
+
+    def _only_in_its_mode(self) -> None:
+        """An option of the other mode is refused, not ignored."""
+        if self.mode == "paging":
+            given = [name for name, value, default in (
+                ("top_k", self.top_k, 1), ("switch_cost", self.switch_cost, 0.0),
+                ("topics", self.topics, None), ("weights", self.weights, None))
+                if value != default]
+            why = "paging counts misses against Belady"
+        else:
+            given = ["pages"] if self.pages is not None else []
+            why = "semantic instances are over topics"
+        if given:
+            raise InputError(f"{given[0]}: not an option of a {self.mode} search ({why}); "
+                             f"leave it out, or search in the other mode", given[0])
+        if self.mode == "semantic":
+            k, lam = self.top_k, self.switch_cost
+            if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+                raise InputError(f"top_k must be an integer >= 1, got {k!r}", "top_k")
+            if isinstance(lam, bool) or not isinstance(lam, (int, float, np.number)) \
+                    or not np.isfinite(lam) or lam < 0:
+                raise InputError(f"switch_cost must be a finite number >= 0, got {lam!r}",
+                                 "switch_cost")
 
     @property
     def options(self) -> dict:
