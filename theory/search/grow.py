@@ -2,8 +2,8 @@
 
 From the shrunk instance ``g``, each contiguous block ``g[s:e]`` is repeated r times in
 place (``g[:s] + g[s:e]·r + g[e:]``).  Every block is screened repeated until it fills
-:data:`SCREEN` times the instance's length (at least twice), so that short and long
-blocks are compared at the same length, and the block with the highest score there is
+:data:`SCREEN` times the instance's length (at least twice; less when the longest grown
+instance allows less), so that short and long blocks are compared at the same length, and the block with the highest score there is
 kept (a tie goes to the shorter block, then the earlier); its repetition is then
 doubled while the instance stays within :data:`MAX_GROWN_STEPS` steps (16 384 paging
 requests, 2 048 semantic steps, whose exact OPT costs more; at most r = 1024), and the
@@ -74,8 +74,9 @@ def grow(g: tuple, measure, max_steps: int = 2048) -> dict | None:
     best = None
     for s in range(n):
         for e in range(s + 1, n + 1):
-            r = max(2, -(-SCREEN * n // (e - s)))
-            if n + (r - 1) * (e - s) > max_steps:
+            # at the same length for every block, as long as max_steps allows
+            r = min(-(-SCREEN * n // (e - s)), (max_steps - n) // (e - s) + 1)
+            if r < 2:
                 continue
             found = measure(repeated(g, (s, e), r))
             if found is None:
