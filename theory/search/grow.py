@@ -3,8 +3,9 @@
 From the shrunk instance ``g``, each contiguous block ``g[s:e]`` is repeated r times in
 place (``g[:s] + g[s:e]·r + g[e:]``).  Every block is screened repeated until it fills
 :data:`SCREEN` times the instance's length (at least twice; less when the longest grown
-instance allows less), so that short and long blocks are compared at the same length, and the block with the highest score there is
-kept (a tie goes to the shorter block, then the earlier); its repetition is then
+instance allows less), so that short and long blocks are compared at the same length,
+and the block with the highest score there is kept (a tie goes to the shorter block, then
+the earlier); its repetition is then
 doubled while the instance stays within :data:`MAX_GROWN_STEPS` steps (16 384 paging
 requests, 2 048 semantic steps, whose exact OPT costs more; at most r = 1024), and the
 scores along r decide
