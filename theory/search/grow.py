@@ -5,11 +5,9 @@ place (``g[:s] + g[s:e]·r + g[e:]``).  Every block is screened repeated until i
 :data:`SCREEN` times the instance's length (at least twice; less when the longest grown
 instance allows less), so that short and long blocks are compared at the same length,
 and the block with the highest score there is kept (a tie goes to the shorter block, then
-the earlier); its repetition is then
-doubled while the instance stays within :data:`MAX_GROWN_STEPS` steps (16 384 paging
-requests, 2 048 semantic steps, whose exact OPT costs more; at most r = 1024), and the
-scores along r decide
-(:func:`growth`):
+the earlier); its repetition is then doubled while the instance stays within
+:data:`MAX_GROWN_STEPS` steps (16 384 paging requests, 2 048 semantic steps, whose exact
+OPT costs more; at most r = 1024), and the scores along r decide (:func:`growth`):
 
 - **grows** when the score rises at each of the last three doublings of r by at least
   three quarters of the rise before (a rise that does not fade: linear, logarithmic or
@@ -17,7 +15,8 @@ scores along r decide
 - **bounded** otherwise, with the limit L of a least-squares fit of score = L − a/r over
   the last four points (the last score when fewer were measured or the score fell).
 
-K is not scaled here: a space has one capacity, and the search runs once per K.
+K is not scaled here: a space has one capacity, so the search runs once per K
+(:mod:`theory.search.capacity`).
 
 >>> growth([1, 2], [1.0, 1.5])["verdict"]
 'bounded'
