@@ -53,3 +53,59 @@ def test_fifo_paging_is_violated_when_fifo_misses_more_than_k_belady(monkeypatch
     r = fifo_paging.CLAIM.run(True, str(tmp_path))
     assert r.verdict == "violated" and r.instance["steps"] >= 3
     assert np.asarray(r.measured["exhaustive"]["max_ratio_over_K"]) > 1
+
+
+def test_tau_floor_is_violated_by_the_closed_form_and_the_run_floor_holds(quick):
+    r = quick["tau-floor"]
+    assert r.verdict == "violated" and r.basis["kind"] == "closed form"
+    assert r.corrected["verdict"] == "holds"
+    assert r.measured["closed_form_gap"] <= 1e-9
+    smallest = min(row["delta"] for row in r.measured["rows"])
+    assert r.instance["model"]["policy"] == "solar"
+    assert min(row["tau_final"] for row in r.measured["rows"]) < 2 * smallest
+
+
+def test_the_constant_loss_closed_form_matches_the_replayed_gate():
+    from simulator.runner import run
+    from theory.claims.tau_floor import closed_form, constant_loss_trace
+    from theory.gate_replay import gate_path
+
+    trace = constant_loss_trace(0.1, 120)
+    path = gate_path(run(trace, "solar", capacity=2, top_k=1, switch_cost=0.5,
+                         params={"alpha": 0.2, "tau0": 1.0}))
+    assert np.allclose(path["tau"], closed_form(path["fired"], 120, 1.0, 0.2, 0.1))
+    # a wrong rate would not match: the check can fail
+    assert not np.allclose(path["tau"], closed_form(path["fired"], 120, 1.0, 0.1, 0.1))
+
+
+def test_tau_floor_reports_a_replay_that_departs_from_the_closed_form(monkeypatch, tmp_path):
+    from theory.claims import tau_floor
+
+    monkeypatch.setattr(tau_floor, "closed_form",
+                        lambda fired, steps, tau0, alpha, delta: np.zeros(steps + 1))
+    monkeypatch.setitem(tau_floor.GRID, True, dict(delta=(0.5,), tau0=(1.0,), alpha=(0.5,)))
+    r = tau_floor.CLAIM.run(True, str(tmp_path))
+    assert r.verdict == "violated" and "departs" in r.evidence
+    assert r.corrected["verdict"] == "violated"
+
+
+def test_tau_convergence_holds_in_alpha_and_not_uniformly_in_the_losses(quick):
+    r = quick["tau-convergence"]
+    assert r.verdict == "holds" and r.basis["kind"] == "closed form"
+    assert r.form == "asymptotic upper bound"
+    rows = r.measured["rows"]
+    assert all(x["firings"] == x["firings_closed_form"] and x["steps"] <= x["bound"]
+               for x in rows)
+    (uniform,) = r.readings
+    assert uniform["verdict"] == "violated" and uniform["instance"]["steps"] > 0
+
+
+def test_tau_convergence_is_violated_when_runs_take_longer_than_the_bound(monkeypatch,
+                                                                          tmp_path):
+    from theory.claims import tau_convergence
+
+    real = tau_convergence.step_bound
+    monkeypatch.setattr(tau_convergence, "step_bound", lambda *a: real(*a) / 4)
+    monkeypatch.setitem(tau_convergence.GRID, True, dict(alpha=(0.2,), phases=((1.0, 0.1),)))
+    r = tau_convergence.CLAIM.run(True, str(tmp_path))
+    assert r.verdict == "violated" and r.instance["model"]["policy_params"]["alpha"] == 0.2
