@@ -109,3 +109,23 @@ def test_tau_convergence_is_violated_when_runs_take_longer_than_the_bound(monkey
     monkeypatch.setitem(tau_convergence.GRID, True, dict(alpha=(0.2,), phases=((1.0, 0.1),)))
     r = tau_convergence.CLAIM.run(True, str(tmp_path))
     assert r.verdict == "violated" and r.instance["model"]["policy_params"]["alpha"] == 0.2
+
+
+def test_rate_over_tau_fails_below_the_largest_loss_and_the_bracket_holds(quick):
+    r = quick["rate-over-tau"]
+    assert r.verdict == "violated" and r.basis["kind"] == "search"
+    assert r.instance["model"]["policy_params"]["tau"] <= 1
+    parts = {p["range"]: p["verdict"] for p in r.subranges}
+    assert parts["τ ≤ 1 (≤ ℓ_max)"] == "violated" and parts["τ ≥ 4"] == "not refuted"
+    assert r.corrected["verdict"] == "holds" and r.corrected["basis"]["kind"] == "closed form"
+    assert all(row["ratio"] <= 1 + 1e-9 for row in r.measured["rows"])  # N/T ≤ L/τ
+
+
+def test_with_binary_losses_and_tau_below_one_every_miss_fires():
+    # clusters brings a new item every step, so the gate is asked every step: with hit
+    # quality and τ = 0.5 each miss reaches τ, N/T = L and (N/T)/(L/τ) = τ
+    from theory.claims import rate_over_tau
+
+    row = rate_over_tau.measure("clusters", "hit", 0.5, dict(seeds=(0,), steps=300))
+    assert row["rate"] == pytest.approx(row["loss_rate"])
+    assert row["ratio"] == pytest.approx(0.5) and not row["agrees"] and row["bracket_ok"]
