@@ -129,3 +129,54 @@ def test_with_binary_losses_and_tau_below_one_every_miss_fires():
     row = rate_over_tau.measure("clusters", "hit", 0.5, dict(seeds=(0,), steps=300))
     assert row["rate"] == pytest.approx(row["loss_rate"])
     assert row["ratio"] == pytest.approx(0.5) and not row["agrees"] and row["bracket_ok"]
+
+
+def test_solar_e_ratio_grows_with_k_and_its_regret_is_linear(quick):
+    r = quick["solar-e"]
+    ratio, regret = r.readings
+    assert ratio["verdict"] == "holds" and ratio["basis"]["kind"] == "construction"
+    assert regret["verdict"] == "violated" and regret["basis"]["kind"] == "growth"
+    assert r.verdict == "violated" and r.instance is not None
+    parts = {p["range"]: p for p in r.subranges}
+    assert parts["λ = 0"]["verdict"] == "inconclusive" and parts["λ > 0"]["verdict"] == "holds"
+    rows = [x for x in r.measured["rows"] if x["switch_cost"] > 0]
+    assert all(x["ratio"] >= x["admissions_bound"] - 1e-9 for x in rows)
+    longest = {x["K"]: x["ratio"] for x in rows if x["cycles"] == max(y["cycles"] for y in rows)}
+    assert list(longest.values()) == sorted(longest.values())
+
+
+def test_solar_e_admits_every_step_of_the_construction_and_opt_grows_one_per_cycle():
+    from theory.claims.solar_e_bounds import ratios
+
+    found = ratios(2, 1.0, dict(cycles=(4, 8), seeds=(0,)))
+    assert found["admits_all"] and found["opt_per_cycle"] == pytest.approx(1.0)
+    assert all(row["ok"] for row in found["rows"])
+
+
+class _Curve:
+    """The fields of a regret curve the verdict rules read."""
+
+    def __init__(self, ci, valid=True):
+        self.policy, self.slope, self.ci, self.valid = "lru", sum(ci) / 2, ci, valid
+        self.horizons, self.mean, self.reason = [500, 4000], [10.0, 80.0], "guard"
+
+
+@pytest.mark.parametrize("ci, sub, lin", [((0.40, 0.60), "not refuted", "violated"),
+                                          ((0.70, 0.90), "inconclusive", "not refuted"),
+                                          ((0.95, 1.05), "violated", "not refuted")])
+def test_sublinear_and_linear_are_judged_on_either_side_of_the_margin(ci, sub, lin,
+                                                                      tmp_path):
+    from theory.claims.heuristics_regret import linear
+    from theory.claims.solar_e_bounds import sublinear
+
+    assert sublinear(_Curve(ci), "s", str(tmp_path), True, "r")["verdict"] == sub
+    assert linear(_Curve(ci), "s", str(tmp_path), True)["verdict"] == lin
+    assert sublinear(_Curve(ci, valid=False), "s", str(tmp_path), True,
+                     "r")["verdict"] == "inconclusive"
+
+
+def test_heuristics_regret_is_not_refuted_member_by_member(quick):
+    r = quick["heuristics-regret"]
+    assert r.verdict == "not refuted" and r.form == "lower bound over every policy"
+    assert {p["range"] for p in r.subranges} == {"fifo", "lru", "lfu"}
+    assert all(p["basis"]["kind"] == "growth" for p in r.subranges)
