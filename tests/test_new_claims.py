@@ -180,3 +180,24 @@ def test_heuristics_regret_is_not_refuted_member_by_member(quick):
     assert r.verdict == "not refuted" and r.form == "lower bound over every policy"
     assert {p["range"] for p in r.subranges} == {"fifo", "lru", "lfu"}
     assert all(p["basis"]["kind"] == "growth" for p in r.subranges)
+
+
+def test_optimal_threshold_is_violated_with_the_target_outside_the_band(quick):
+    r = quick["optimal-threshold"]
+    assert r.verdict == "violated" and r.basis["kind"] == "search"
+    off = [x for x in r.measured["rows"] if not x["agrees"]]
+    assert off and all(not (x["band"][0] <= x["target"] <= float(x["band"][1])) for x in off)
+    assert "tau" in r.instance["model"]["policy_params"]
+
+
+def test_the_near_optimal_band_widens_with_the_seeds_noise_and_opens_at_the_edges():
+    from theory.claims.optimal_threshold import band
+
+    taus = [0.5, 1.0, 2.0, 4.0]
+    sharp = band(taus, [[3.0, 2.0, 1.0, 2.0], [3.0, 2.1, 1.0, 2.1], [3.1, 2.0, 1.1, 2.0]])
+    assert (sharp["best"], sharp["low"], sharp["high"]) == (2.0, 1.0, 4.0)
+    # a noisy neighbour is as good as the best: the band takes it in
+    noisy = band(taus, [[3.0, 0.5, 1.0, 4.0], [3.0, 1.6, 1.0, 4.1], [3.1, 0.9, 1.1, 4.0]])
+    assert noisy["low"] == 0.5 and noisy["high"] == 4.0
+    # a best τ at the grid's top edge: the optimum may lie beyond, so the band is open
+    assert band(taus, [[4.0, 3.0, 2.0, 1.0], [4.0, 3.0, 2.1, 1.0]])["high"] == float("inf")

@@ -25,7 +25,8 @@ from simulator.errors import InputError
 MODULES = ("fifo_cycling", "modification_bound", "solar_cr3", "fifo_regret", "thompson_regret",
            "regret_lower", "ema_threshold", "drift_ratio", "modification_rate", "lru_paging",
            "fifo_paging", "tau_floor", "tau_convergence", "rate_over_tau",
-           "solar_e_bounds", "heuristics_regret")
+           "solar_e_bounds", "heuristics_regret",
+           "optimal_threshold")
 
 ORIGINS: dict = {}  # id -> the plugin that registered it
 
