@@ -32,27 +32,29 @@ def test_fifo_paging_holds_over_its_exhaustive_range_and_reaches_k(quick):
     assert r.measured["exhaustive"]["max_ratio_over_K"] <= 1.0
 
 
-def test_relabelled_sequences_are_one_per_class():
-    # restricted growth strings of length 4 over <= 3 labels: S(4,1) + S(4,2) + S(4,3)
-    seqs = list(fifo_paging.sequences(3, 4))
-    assert len(seqs) == 1 + 7 + 6 == len({tuple(s) for s in seqs})
-    assert all(s[0] == 0 and max(s[:i + 1]) + 1 >= s[i + 1] for s in seqs
-               for i in range(3))
+def test_the_exhaustive_half_is_the_kits_enumeration():
+    from theory.kit.families import Enumeration, exhaustive_count
+
+    every = fifo_paging.every_sequence(True)
+    assert isinstance(every, Enumeration)
+    assert len(every) == sum(exhaustive_count("paging", length=n, pages=K + 1, capacity=[K])
+                             for K, n in fifo_paging.LONGEST[True].items())
 
 
 def test_fifo_paging_is_violated_when_fifo_misses_more_than_k_belady(monkeypatch, tmp_path):
-    # a FIFO that missed once more than it does would break "at most K" on the exhaustive
+    # were Belady one miss better at K = 1, FIFO would break "at most K" on the exhaustive
     # range; the claim must say so with a saved instance, not hold
     real = fifo_paging.misses
     monkeypatch.setattr(fifo_paging, "misses",
-                        lambda trace, policy, K: real(trace, policy, K) +
-                        (policy == "fifo" and trace.steps >= 3 and K == 1))
+                        lambda trace, policy, K: max(real(trace, policy, K) -
+                                                     (policy == "belady" and K == 1 and
+                                                      trace.steps >= 4), 1))
     monkeypatch.setitem(fifo_paging.GRID_K, True, (2,))
-    monkeypatch.setitem(fifo_paging.LONGEST, True, {1: 4})
+    monkeypatch.setitem(fifo_paging.LONGEST, True, {1: 5})
     monkeypatch.setitem(fifo_paging.RANDOM, True, 5)
     r = fifo_paging.CLAIM.run(True, str(tmp_path))
-    assert r.verdict == "violated" and r.instance["steps"] >= 3
-    assert np.asarray(r.measured["exhaustive"]["max_ratio_over_K"]) > 1
+    assert r.verdict == "violated" and r.basis["kind"] == "exhaustive"
+    assert r.instance["model"]["capacity"] == 1
 
 
 def test_tau_floor_is_violated_by_the_closed_form_and_the_run_floor_holds(quick):

@@ -9,9 +9,9 @@ competitive ratio exactly K (Sleator and Tarjan).  Two halves, against Belady's 
   about one in K, so FIFO/Belady rises with T towards K.  Each K's longest run is a
   witness; the check asks that the ratio rises and ends within 5 % of K.
 - *at most K*: FIFO's misses never exceed K times Belady's, on every request sequence of a
-  finite range (:func:`sequences`, one per relabelling of the pages, which changes neither
-  FIFO's nor Belady's misses) and on seeded random sequences beyond it (the kit's
-  :func:`theory.check`, a search).
+  finite range (:func:`theory.families.exhaustive`, one sequence per relabelling of the
+  pages, which changes neither FIFO's nor Belady's misses) and on seeded random sequences
+  beyond it, each stated with the kit and judged by :func:`theory.check`.
 
 Basis.  The headline holds over the exhaustive range, with the ratio K reached on the
 adversary's construction; the random sequences are ``not refuted``.
@@ -27,7 +27,7 @@ from simulator.runner import run
 from simulator.trace import PagingTrace
 from simulator.trace_formats import load
 from theory.claims.base import HOLDS, VIOLATED, save_policy_instance
-from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, basis, verdict
+from theory.claims.verdicts import CONSTRUCTION, NOT_REFUTED, basis, verdict
 from theory.kit import bounds, families
 from theory.kit.claim import Claim
 
@@ -35,22 +35,6 @@ LONGEST = {True: {1: 8, 2: 7, 3: 6}, False: {1: 10, 2: 9, 3: 8}}  # K -> longest
 CYCLES = {True: (10, 100, 400), False: (10, 100, 1000)}  # adversary length, in cycles of K
 GRID_K = {True: (1, 2, 4, 8), False: (1, 2, 4, 8, 16)}
 RANDOM = {True: 200, False: 3000}
-
-
-def sequences(pages: int, length: int):
-    """Every sequence of ``length`` requests over at most ``pages`` pages in which each new
-    page is the next unused label: one sequence per relabelling of the pages.
-
-    >>> [s for s in sequences(2, 3)]
-    [[0, 0, 0], [0, 0, 1], [0, 1, 0], [0, 1, 1]]
-    """
-    def grow(prefix, top):
-        if len(prefix) == length:
-            yield prefix
-            return
-        for p in range(min(top + 2, pages)):
-            yield from grow(prefix + [p], max(top, p))
-    yield from grow([], -1)
 
 
 def misses(trace, policy: str, K: int) -> int:
@@ -80,25 +64,18 @@ def random_sequences(n: int) -> families.Family:
                                         "to 3K + 2 pages")
 
 
-def exhaustive(quick: bool) -> dict:
-    """FIFO against Belady on every relabelled sequence over K + 1 pages of :data:`LONGEST`:
-    ``sequences`` checked, the largest ``max_ratio_over_K``, the first breaking one
-    (``bad``, or None) and the ``scope``."""
-    checked, worst, bad = 0, 0.0, None
-    for K, longest in LONGEST[quick].items():
-        for length in range(1, longest + 1):
-            for seq in sequences(K + 1, length):
-                trace = PagingTrace.from_requests(np.array(seq))
-                ratio = misses(trace, "fifo", K) / misses(trace, "belady", K)
-                worst = max(worst, ratio / K)
-                if ratio > K + 1e-12 and bad is None:
-                    bad = dict(problem=f"fifo misses {ratio:.3f}·Belady > K = {K} on {seq}",
-                               instance=Instance(trace, {"capacity": K}))
-                checked += 1
-    scope = ("every request sequence over K + 1 pages, up to relabelling, of length ≤ " +
-             ", ".join(f"{n} (K = {K})" for K, n in LONGEST[quick].items()) +
-             ", FIFO against Belady")
-    return dict(sequences=checked, max_ratio_over_K=worst, bad=bad, scope=scope)
+def every_sequence(quick: bool) -> families.Enumeration:
+    """Every request sequence over at most K + 1 pages, up to relabelling, of length ≤
+    :data:`LONGEST` ``[K]``, for each K (:func:`theory.families.exhaustive`)."""
+    spaces = [families.exhaustive("paging", length=n, pages=K + 1, capacity=[K])
+              for K, n in LONGEST[quick].items()]
+    return sum(spaces[1:], spaces[0])
+
+
+def _claim(name: str, instances) -> theory.Claim:
+    return theory.Claim(id=f"fifo-paging-{name}", statement="FIFO misses at most K times "
+                        "Belady's", policy="fifo", instances=instances,
+                        bound=bounds.predicate(_within_k_belady, "misses ≤ K·Belady's misses"))
 
 
 def adversary(quick: bool) -> dict:
@@ -126,25 +103,23 @@ def adversary(quick: bool) -> dict:
 def _check(quick: bool, out_dir: str) -> dict:
     seen = adversary(quick)
     n = RANDOM[quick]
-    claim = theory.Claim(id="fifo-paging-random", statement="FIFO misses at most K times "
-                         "Belady's", policy="fifo", instances=random_sequences(n),
-                         bound=bounds.predicate(_within_k_belady, "misses ≤ K·Belady's "
-                                                                  "misses"))
-    kit = theory.check(claim, out_dir=out_dir)
+    kit = theory.check(_claim("random", random_sequences(n)), out_dir=out_dir)
+    every = theory.check(_claim("exhaustive", every_sequence(quick)), out_dir=out_dir)
     worst = max(r["ratio_over_K"] for r in kit.measured["rows"])
-    every = exhaustive(quick)
+    top = max(r["ratio_over_K"] for r in every.measured["rows"])
     measured = dict(adversarial=seen["rows"], random_sequences=n, max_ratio_over_K=worst,
-                    exhaustive=dict(sequences=every["sequences"],
-                                    max_ratio_over_K=every["max_ratio_over_K"]))
-    bad = seen["bad"] or every["bad"]
-    if kit.verdict == VIOLATED and bad is None:
-        inst = kit.instance
-        bad = dict(problem=f"{kit.id}: {kit.evidence}",
-                   instance=Instance(load(inst["trace"]),
-                                     {"capacity": inst["model"]["capacity"]}))
+                    exhaustive=dict(sequences=len(every.measured["rows"]),
+                                    max_ratio_over_K=top))
+    bad = seen["bad"]
+    for found in (every, kit):
+        if bad is None and found.verdict == VIOLATED:
+            inst = found.instance
+            bad = dict(problem=f"{found.id}: {found.evidence}",
+                       instance=Instance(load(inst["trace"]),
+                                         {"capacity": inst["model"]["capacity"]}))
     if bad is not None:
-        return dict(verdict=VIOLATED, basis=kit.basis, measured=measured,
-                    evidence=bad["problem"],
+        return dict(verdict=VIOLATED, basis=every.basis if every.verdict == VIOLATED
+                    else kit.basis, measured=measured, evidence=bad["problem"],
                     instance=save_policy_instance(bad["instance"], "fifo", out_dir,
                                                   "fifo_paging", with_opt=False))
     grid = GRID_K[quick]
@@ -153,22 +128,20 @@ def _check(quick: bool, out_dir: str) -> dict:
                          "/".join(map(str, grid)) + ", against Belady's exact misses")
     longest = {r["K"]: r for r in seen["rows"]}  # the last row of each K is its longest
     reached = ", ".join(f"{r['ratio']:.3f} (K={K})" for K, r in longest.items())
+    count = len(every.measured["rows"])
     parts = [verdict(HOLDS, construction, f"FIFO/Belady rises to {reached}",
                      range="at least K (the adversary)", runs=len(seen["rows"])),
-             verdict(HOLDS, basis(EXHAUSTIVE, every["scope"]),
-                     f"FIFO ≤ K·Belady on all {every['sequences']} sequences (max ratio/K "
-                     f"{every['max_ratio_over_K']:.3f})", range="at most K, exhaustive",
-                     runs=every["sequences"]),
+             verdict(every.verdict, every.basis, f"FIFO ≤ K·Belady on all {count} sequences "
+                     f"(max ratio/K {top:.3f})", range="at most K, exhaustive", runs=count),
              verdict(NOT_REFUTED, kit.basis, f"FIFO ≤ K·Belady on all {n} (max ratio/K "
                      f"{worst:.3f})", range="at most K, random sequences", runs=n)]
-    top = max(LONGEST[quick])
-    return dict(verdict=HOLDS, measured=measured, subranges=parts,
-                basis=basis(EXHAUSTIVE, every["scope"] + "; the ratio K is reached on the "
-                                                         "adversary's construction"),
-                verdict_note=f"at most K: K ≤ {top}, exhaustive",
+    return dict(verdict=every.verdict, measured=measured, subranges=parts,
+                basis=basis(every.basis["kind"], every.basis["scope"] + "; the ratio K is "
+                            "reached on the adversary's construction"),
+                verdict_note=f"at most K: K ≤ {max(LONGEST[quick])}, exhaustive",
                 evidence=f"adversarial FIFO/Belady reaches {reached}; FIFO stays ≤ K·Belady "
-                         f"on all {every['sequences']} sequences of the exhaustive range and "
-                         f"on {n} random ones")
+                         f"on all {count} sequences of the exhaustive range and on {n} "
+                         "random ones")
 
 
 CLAIM = Claim(
