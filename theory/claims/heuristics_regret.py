@@ -31,11 +31,10 @@ def linear(curve, scope: str, out_dir: str, quick: bool) -> dict:
                        range=curve.policy, would_decide="horizons at which the guard's "
                                                         "regret is linear")
     if high < 1 - MARGIN:
+        saved = regret_runs.save_stationary_instance(
+            out_dir, f"heuristics_regret_{curve.policy}", curve.policy, {}, quick)
         return verdict(VIOLATED, grown, f"{said}: below linear by more than the margin",
-                       form=LOWER_EVERY_POLICY, range=curve.policy,
-                       instance=regret_runs.instance(out_dir, f"heuristics_regret_"
-                                                              f"{curve.policy}",
-                                                     curve.policy, {}, quick))
+                       form=LOWER_EVERY_POLICY, range=curve.policy, instance=saved)
     return verdict(NOT_REFUTED, grown, said, form=LOWER_EVERY_POLICY, range=curve.policy)
 
 

@@ -157,10 +157,10 @@ def sublinear(curve, scope: str, out_dir: str, quick: bool, name: str) -> dict:
     if high < 1 - MARGIN:
         return verdict(NOT_REFUTED, grown, said, reading=name)
     if low > 1 - MARGIN:
+        saved = regret_runs.save_stationary_instance(out_dir, f"solar_e_regret_{curve.policy}",
+                                                     curve.policy, {}, quick)
         return verdict(VIOLATED, grown, f"{said}: linear within the slope rule's margin",
-                       reading=name,
-                       instance=regret_runs.instance(out_dir, f"solar_e_regret_{curve.policy}",
-                                                     curve.policy, {}, quick))
+                       reading=name, instance=saved)
     return verdict(INCONCLUSIVE, grown, f"{said}: the interval spans 1 − MARGIN",
                    reading=name, would_decide="longer horizons or more seeds")
 
