@@ -26,7 +26,8 @@ def test_json_fields_and_replay_lines(capsys, tmp_path):
     assert {"verdict", "limit", "scores"} <= set(doc["grown"])
     assert doc["evaluations"] == 80 and doc["evaluations_per_s"] > 0
     assert doc["best"]["score"] > 1.5  # FIFO's worst case: Belady misses fewer
-    fifo, belady = (shlex.split(line)[1:] + ["--json"] for line in doc["best"]["reproduce"])
+    fifo, belady, ratio = (shlex.split(line)[1:] + ["--json"]
+                           for line in doc["best"]["reproduce"])
     runs = []
     for argv in (fifo, belady):
         code, out, _ = _cli(capsys, argv)
@@ -34,6 +35,9 @@ def test_json_fields_and_replay_lines(capsys, tmp_path):
         runs.append(json.loads(out)["runs"][0])
     misses = [r["steps"] - r["hits"] for r in runs]
     assert misses == [doc["best"]["cost"], doc["best"]["opt"]]
+    code, out, _ = _cli(capsys, ratio)
+    assert code == 0 and json.loads(out)["ratio"]["value"] == pytest.approx(
+        doc["best"]["score"])
 
 
 def test_semantic_replay_prints_the_opt_the_search_used(capsys, tmp_path):
@@ -44,7 +48,7 @@ def test_semantic_replay_prints_the_opt_the_search_used(capsys, tmp_path):
     assert code == 0
     doc = json.loads(out)
     assert doc["grown"] is None
-    run_line, opt_line = doc["best"]["reproduce"]
+    run_line, opt_line, _ = doc["best"]["reproduce"]
     code, out, _ = _cli(capsys, shlex.split(opt_line)[1:] + ["--json"])
     assert code == 0 and json.loads(out)["opt_cost"] == pytest.approx(doc["best"]["opt"])
 

@@ -72,8 +72,8 @@ def file_name(*parts) -> str:
 
 def save(instance, out_dir: str, name: str, model: dict, paging: bool) -> dict:
     """Write ``instance``'s trace to ``out_dir/name.npz``: ``{"trace", "reproduce"}``,
-    the ``semcache run`` line of the policy and, for OPT, ``semcache opt`` (semantic) or
-    the ``belady`` run (paging)."""
+    the ``semcache run`` line of the policy, for OPT ``semcache opt`` (semantic) or the
+    ``belady`` run (paging), and ``semcache ratio``, which prints both and their ratio."""
     from theory.claims.base import save_instance
 
     saved = save_instance(instance.trace, out_dir, name, model, with_opt=not paging)
@@ -81,4 +81,5 @@ def save(instance, out_dir: str, name: str, model: dict, paging: bool) -> dict:
     if paging:
         lines.append(f"semcache run --trace {shlex.quote(saved['trace'])} --policy belady "
                      f"--capacity {model['capacity']}")
+    lines.append("semcache ratio" + lines[0].removeprefix("semcache run"))
     return {"trace": saved["trace"], "reproduce": lines}
