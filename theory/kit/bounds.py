@@ -248,3 +248,8 @@ def _check_callable(where: str, name: str, fn, signature: str) -> None:
 
 def _name(f) -> str:
     return getattr(f, "__name__", "f")
+
+
+# statements about a family's growth (rates, the additive form) and the fit they use
+from theory.kit.fit import growth_fit  # noqa: E402, F401
+from theory.kit.growth import competitive_at_most, rate_at_least, rate_at_most  # noqa: E402, F401
