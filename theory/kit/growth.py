@@ -238,10 +238,10 @@ def _rates(rows, scope: str, upper: bool, symbol: str) -> dict:
         last = [r for r in usable if r["index"] in g["rows"] and r[g["along"]] ==
                 max(r2[g["along"]] for r2 in usable if r2["index"] in g["rows"])]
         witness = pick(last, key=lambda r: r[side] / r["f"])["index"]
-        way = (f"grows faster than f: slope above +{MARGIN}" if upper else
-               ("is 0 at every horizon" if g["zero"] else
-                f"falls behind f: slope below −{MARGIN}"))
-        return dict(verdict(VIOLATED, based, f"{symbol}/f {way} ({_fit_text(g)}); "
+        way = (f"outgrows f: the slope of log({symbol}/f) lies above +{MARGIN}" if upper else
+               (f"is 0 at every {g['along']}" if g["zero"] else
+                f"falls behind f: the slope of log({symbol}/f) lies below −{MARGIN}"))
+        return dict(verdict(VIOLATED, based, f"{symbol} {way} ({_fit_text(g)}); "
                                               f"fits: {shown_fits}"),
                     form=form, measured=measured, witness=witness)
     if not fitted and not zeros:
