@@ -13,13 +13,23 @@
 
 :func:`check` runs the policy on every instance, computes OPT when the bound needs it (exact,
 or certified bounds within ``time_limit`` seconds an instance), judges each instance with
-the bound (:mod:`theory.bounds`), shrinks the smallest breaking instance to one where every
-step matters (:mod:`theory.shrink`), saves it with the ``semcache run`` and ``semcache
-opt`` lines that replay it (and the ``--plugin`` its policy needs), and gives a verdict per
-sub-range.  Verdicts follow docs/claims.md: ``violated`` with that instance; ``holds`` only
-over a family that declares itself exhaustive, every instance decided; ``not refuted (n)``
-after a search; ``inconclusive`` when nothing broke but OPT's bounds straddle the limit
-somewhere (more time, or smaller instances, would decide).
+the bound (:mod:`theory.bounds`), and concludes by what the statement says of its
+instances, the bound's quantifier (:mod:`theory.kit.conclude`, docs/claims.md):
+
+- *for every instance* (``ratio_at_most`` and the others): ``violated`` with the smallest
+  breaking instance, shrunk to one where every step matters (:mod:`theory.kit.shrink`);
+  ``holds`` only over an enumerated range, every instance decided; ``not refuted (n)``
+  after a search; ``inconclusive`` when nothing broke but OPT's bounds straddle the limit
+  somewhere (more time, or smaller instances, would decide);
+- *for some instance* (``ratio_reaches``): ``holds`` with the smallest witness; ``not found
+  (n)`` after a search without one; ``violated`` only over an enumerated range;
+- *a rate or an additive form*: the bound's own growth judgement over the family.
+
+A saved instance comes with the ``semcache run`` and ``semcache opt`` lines that replay
+it (and the ``--plugin`` its policy needs), and each sub-range gets its own verdict.  A
+claim whose ``policy`` is a list of policies (or a function of ``quick`` returning one)
+is stated for every member of that class: each member is checked, and one that fails
+refutes the class (:mod:`theory.kit.conclude.policies`).
 
 Everything a claim is made of is checked when it is built (its id names files, so it is a
 registry name: :func:`simulator.registration.check_name`), and what your functions give
@@ -44,25 +54,32 @@ from typing import Any
 from simulator.errors import InputError
 from simulator.registration import check_name
 from theory.kit import bounds as bound_kinds
-from theory.claims.base import ClaimResult, by_subrange, plugin_of, save_instance
-from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
-                                    UNCONFIRMABLE, VIOLATED, basis, check_record)
+from theory.claims.base import ClaimResult, plugin_of, save_instance
+from theory.claims.verdicts import (SOME, UNCONFIRMABLE, UPPER_ASYMPTOTIC, check_record,
+                                    quantifier_of)
+from theory.kit.conclude import Judged, conclude
+from theory.kit.conclude.policies import class_verdict
 from theory.kit.families import Family, as_family
 from theory.kit.user_code import call, is_bool, is_finite, shown
 
 
 @dataclasses.dataclass(frozen=True)
 class Claim:
-    """A claim: a policy, the instances it speaks of, and the bound it obeys on each.
+    """A claim: a policy (or a class of them), the instances it speaks of, and the bound
+    it obeys on them.
 
     ``id`` names the claim and its saved instances (1 to 64 letters, digits, ``_``, ``.``
     or ``-``, starting with a letter or digit); ``policy`` is a registered name or a
-    :class:`simulator.Policy` (registered under its name when checked); ``params`` its
-    parameters; ``instances`` a :class:`theory.families.Family`, a list of
+    :class:`simulator.Policy` (registered under its name when checked), or a class of
+    policies: a list of those, or a function of ``quick`` returning one (a generator of
+    the class, whose members are a sample of it); ``params`` the policy's parameters;
+    ``instances`` a :class:`theory.families.Family`, a list of
     :class:`simulator.instance.Instance`, or a function of ``quick`` returning either;
-    ``bound`` a :class:`theory.bounds.Bound`; ``subranges`` maps a name to a predicate on
-    an instance (True when the instance is in that part of the range); ``form`` names a
-    statement that runs cannot confirm (:data:`theory.claims.verdicts.UNCONFIRMABLE`).
+    ``bound`` a :class:`theory.bounds.Bound`, whose quantifier says whether the statement
+    is about every instance, some instance or a rate; ``subranges`` maps a name to a
+    predicate on an instance (True when the instance is in that part of the range);
+    ``form`` names a statement that runs cannot confirm
+    (:data:`theory.claims.verdicts.UNCONFIRMABLE`).
     """
 
     id: str
@@ -93,8 +110,8 @@ class Claim:
         _check_policy(who, self.policy)
         if not isinstance(self.bound, bound_kinds.Bound):
             raise InputError(f"{who}: bound must be one of theory.bounds' (ratio_at_most, "
-                             "regret_at_most, modifications_at_most, predicate), got "
-                             f"{type(self.bound).__name__}", "bound")
+                             "ratio_reaches, regret_at_most, modifications_at_most, "
+                             f"predicate, ...), got {type(self.bound).__name__}", "bound")
         if self.params is not None and not (isinstance(self.params, dict) and
                                             all(isinstance(k, str) for k in self.params)):
             raise InputError(f"{who}: params must be a dict of the policy's parameters by "
@@ -103,31 +120,59 @@ class Claim:
         if self.form is not None and self.form not in UNCONFIRMABLE:
             raise InputError(f"{who}: form must be None or one of {UNCONFIRMABLE}, got "
                              f"{self.form!r}", "form")
+        if self.form == UPPER_ASYMPTOTIC and self.bound.quantifier == SOME:
+            raise InputError(f"{who}: a statement about some instance is not an "
+                             f"{UPPER_ASYMPTOTIC}; leave form None", "form")
         if not (isinstance(self.data, (tuple, list)) and
                 all(isinstance(d, str) for d in self.data)):
             raise InputError(f"{who}: data must be a tuple of dataset names", "data")
         object.__setattr__(self, "data", tuple(self.data))
+        if isinstance(self.policy, list):
+            object.__setattr__(self, "policy", tuple(self.policy))
         if not callable(self.instances):  # a function of quick is checked when called
             object.__setattr__(self, "instances", _family(self, self.instances))
         if not self.title:
             object.__setattr__(self, "title", self.statement)
+
+    @property
+    def is_class(self) -> bool:
+        """Whether the claim is stated for every policy of a class (a list or a
+        function of ``quick``), not for one policy."""
+        return isinstance(self.policy, tuple) or _is_generator(self.policy)
 
     def run(self, quick: bool, out_dir: str) -> ClaimResult:
         """The claims registry's interface (``semcache claims``): :func:`check`."""
         return check(self, out_dir=out_dir, quick=quick)
 
 
+def _is_generator(policy) -> bool:
+    from simulator.policies.base import Policy
+
+    return callable(policy) and not isinstance(policy, (Policy, str))
+
+
 def _check_policy(who: str, policy) -> None:
     from simulator.policies.base import Policy
 
-    if isinstance(policy, str):
+    if isinstance(policy, (list, tuple)):
+        if not policy:
+            raise InputError(f"{who}: a class of policies needs at least one member, got "
+                             "an empty list", "policy")
+        for i, member in enumerate(policy):
+            _check_policy(f"{who}, policy {i}", member)
+            if isinstance(member, (list, tuple)):
+                raise InputError(f"{who}, policy {i}: a member of a class is one policy, "
+                                 f"got a {type(member).__name__}", "policy")
+    elif isinstance(policy, str):
         try:
             check_name("policy", policy)
         except InputError as exc:
             raise InputError(f"{who}: {exc}", "policy") from None
-    elif not isinstance(policy, Policy):
+    elif not (isinstance(policy, Policy) or _is_generator(policy)):
         raise InputError(f"{who}: policy must be a registered policy's name or a "
-                         f"simulator.Policy, got {type(policy).__name__}", "policy")
+                         "simulator.Policy, a list of them (a class), or a function "
+                         f"policies(quick) returning one, got {type(policy).__name__}",
+                         "policy")
 
 
 def _check_subranges(who: str, subranges) -> None:
@@ -173,27 +218,40 @@ def _instances(claim: Claim, quick: bool) -> Family:
     return _family(claim, found)
 
 
-def _policy(claim: Claim) -> tuple:
-    """The policy's registered name and the plugin that defines it (None: semcache's, or
+def _policy(claim: Claim, policy) -> tuple:
+    """``policy``'s registered name and the plugin that defines it (None: semcache's, or
     no file defines it)."""
     from simulator import policies
     from simulator.policies.base import Policy
 
-    if isinstance(claim.policy, Policy):
-        if policies.REGISTRY.get(claim.policy.name) is not claim.policy:
+    if isinstance(policy, Policy):
+        if policies.REGISTRY.get(policy.name) is not policy:
             with _blame(claim):
-                policies.register(claim.policy, origin=plugin_of(claim.policy))
-        name = claim.policy.name
-    elif claim.policy not in policies.REGISTRY:
-        raise InputError(f"claim '{claim.id}': unknown policy '{claim.policy}'; define it "
+                policies.register(policy, origin=plugin_of(policy))
+        name = policy.name
+    elif policy not in policies.REGISTRY:
+        raise InputError(f"claim '{claim.id}': unknown policy '{policy}'; define it "
                          "in the claims file or in a plugin that --plugin FILE or "
                          "SEMCACHE_PLUGINS loads (docs/extending.md), or give the "
                          f"simulator.Policy itself; valid policies: {', '.join(policies.REGISTRY)}")
     else:
-        name = claim.policy
+        name = policy
     if policies.shipped(name):
         return name, None
     return name, policies.origin(name) or plugin_of(policies.REGISTRY[name])
+
+
+def _class(claim: Claim, quick: bool) -> tuple:
+    """The members of the claim's class of policies, in order (a generator's, checked)."""
+    if isinstance(claim.policy, tuple):
+        return claim.policy
+    with _blame(claim):
+        found = call(claim.policy, f"policies(quick={quick})", quick)
+    if not isinstance(found, (list, tuple)):
+        raise InputError(f"claim '{claim.id}': policies(quick={quick}) returned "
+                         f"{shown(found)}; it must return a list of policies", "policy")
+    _check_policy(f"claim '{claim.id}': policies(quick={quick})", tuple(found))
+    return tuple(found)
 
 
 def _options(claim: Claim, policy: str, family: Family) -> list:
@@ -210,7 +268,7 @@ def _options(claim: Claim, policy: str, family: Family) -> list:
     return found
 
 
-def _members(claim: Claim, family: Family) -> dict:
+def _inside(claim: Claim, family: Family) -> dict:
     """Each sub-range's membership of every instance, before anything runs."""
     found = {}
     for name, inside in (claim.subranges or {}).items():
@@ -225,24 +283,32 @@ def _members(claim: Claim, family: Family) -> dict:
     return found
 
 
-def _judge(claim: Claim, instance, options, time_limit) -> tuple:
+def _judge(claim: Claim, instance, options, time_limit, best=None) -> tuple:
+    """(status, numbers) of ``instance``; ``best`` its OPT if already known."""
     from simulator.runner import run
     from theory.opt import opt_with
 
     with _blame(claim):
         result = run(instance.trace, options=options)
-        best = opt_with(instance.trace, options, time_limit=time_limit) \
-            if claim.bound.needs_opt else None
+        if best is None and claim.bound.needs_opt:
+            best = opt_with(instance.trace, options, time_limit=time_limit)
     with _blame(claim, f"bound '{claim.bound.describe()}'"):
         return claim.bound.apply(result, best, instance)
 
 
-def judge(claim: Claim, instance, time_limit: float | None = None) -> tuple:
-    """(status, numbers) of one instance: ``ok``, ``broken`` or ``undecided``."""
+def judge(claim: Claim, instance, time_limit: float | None = None, policy=None) -> tuple:
+    """(status, numbers) of one instance: ``ok``, ``broken`` or ``undecided`` (for a
+    statement about some instance: ``witness``, ``no`` or ``undecided``).  For a claim
+    about a class, ``policy`` names the member to run."""
     _check_arguments(claim, time_limit, "judge")
-    policy, _ = _policy(claim)
+    if policy is None and claim.is_class:
+        raise InputError(f"judge: claim '{claim.id}' is about a class of policies; give "
+                         "policy=, the member to run", "policy")
+    if policy is not None:
+        _check_policy(f"judge: claim '{claim.id}'", policy)
+    name, _ = _policy(claim, claim.policy if policy is None else policy)
     family = _family(claim, [instance])
-    return _judge(claim, instance, _options(claim, policy, family)[0], time_limit)
+    return _judge(claim, instance, _options(claim, name, family)[0], time_limit)
 
 
 def _check_arguments(claim, time_limit, caller: str) -> None:
@@ -269,18 +335,31 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     out_dir = os.fspath(out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
-    policy, plugin = _policy(claim)
-    options = _options(claim, policy, family)
-    members = _members(claim, family)
-    rows = []
-    for i, (inst, opts) in enumerate(zip(family, options)):
-        status, numbers = _judge(claim, inst, opts, time_limit)
-        rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
-                         labels=inst.labels, **numbers))
-    broken = [r for r in rows if r["status"] == bound_kinds.BROKEN]
-    undecided = [r for r in rows if r["status"] == bound_kinds.UNDECIDED]
-    kind = family.kind if not undecided else SEARCH
-    based = basis(kind, f"{family.scope}; {claim.bound.describe()} on each")
+    members = _class(claim, quick) if claim.is_class else (claim.policy,)
+    ready = [(*_policy(claim, m), None) for m in members]  # every member before any run
+    ready = [(name, plugin, _options(claim, name, family)) for name, plugin, _ in ready]
+    if len({name for name, _, _ in ready}) < len(ready):
+        raise InputError(f"claim '{claim.id}': the class lists a policy twice: "
+                         f"{', '.join(name for name, _, _ in ready)}", "policy")
+    inside = _inside(claim, family)
+    opts = {}  # OPT of each instance, shared by the members of a class
+    found = [conclude(_judged(claim, family, inside, name, plugin, options, time_limit,
+                              out_dir, opts)) for name, plugin, options in ready]
+    said = dict(id=claim.id, statement=claim.statement,
+                conditions=claim.conditions or family.scope)
+    if claim.is_class:
+        said.update(class_verdict(claim, family, [n for n, _, _ in ready], found))
+    else:
+        said.update(found[0])
+    check_record(said, said["form"], quantifier_of(said["form"])
+                 if claim.is_class else claim.bound.quantifier)
+    return ClaimResult(seconds=round(time.perf_counter() - start, 2), **said)
+
+
+def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
+            opts) -> Judged:
+    """``policy`` run and judged on every instance of ``family``."""
+    from theory.opt import opt_with
 
     def save(instance, name):
         model = dict(instance.options, policy=policy, **({"plugin": plugin} if plugin else {}))
@@ -289,50 +368,15 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
         return save_instance(instance.trace, out_dir, name, model,
                              with_opt=claim.bound.needs_opt)
 
-    if broken:  # every judgement before any file is saved
-        first = min(broken, key=lambda r: r["steps"])
-        small = _shrunk(claim, family.instances[first["index"]], options[first["index"]],
-                        time_limit)
-        shrunk = _judge(claim, small, options[first["index"]], time_limit)[1]
-    parts = None
-    if claim.subranges:
-        named = {k: (lambda r, m=m: m[r["index"]]) for k, m in members.items()}
-        parts = by_subrange(rows, named, lambda r: r["status"] != bound_kinds.BROKEN,
-                            lambda r: save(family.instances[r["index"]],
-                                           f"{claim.id}_{r['index']}"), based, claim.form)
-    found = dict(id=claim.id, statement=claim.statement,
-                 conditions=claim.conditions or family.scope, form=claim.form,
-                 measured=dict(instances=len(rows), broken=len(broken),
-                               undecided=len(undecided), rows=rows), subranges=parts)
-    if broken:
-        found["measured"]["shrunk"] = shrunk
-        result = dict(found, verdict=VIOLATED, basis=based, instance=save(small, claim.id),
-                      evidence=f"{len(broken)} of {len(rows)} instances break "
-                               f"{claim.bound.describe()}; shrunk to {small.steps} steps: "
-                               + _numbers(shrunk))
-    elif undecided:
-        result = dict(found, verdict=INCONCLUSIVE, basis=based,
-                      evidence=f"none of {len(rows)} breaks it, but on {len(undecided)} OPT "
-                               "is known only within bounds that straddle the limit",
-                      would_decide="exact OPT on those instances: a larger time_limit, or "
-                                   "smaller instances")
-    else:
-        said = HOLDS if kind == EXHAUSTIVE else NOT_REFUTED
-        result = dict(found, verdict=said, basis=based,
-                      evidence=f"all {len(rows)} instances meet {claim.bound.describe()}")
-    check_record(result, claim.form)
-    return ClaimResult(seconds=round(time.perf_counter() - start, 2), **result)
-
-
-def _shrunk(claim: Claim, instance, options, time_limit):
-    from theory.kit.shrink import shrink
-
-    def still_broken(candidate):
-        return _judge(claim, candidate, options, time_limit)[0] == bound_kinds.BROKEN
-
-    return shrink(instance, still_broken)
-
-
-def _numbers(numbers: dict) -> str:
-    return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                     for k, v in numbers.items())
+    rows = []
+    for i, (inst, opt_options) in enumerate(zip(family, options)):
+        if claim.bound.needs_opt and i not in opts:
+            with _blame(claim):
+                opts[i] = opt_with(inst.trace, opt_options, time_limit=time_limit)
+        status, numbers = _judge(claim, inst, opt_options, time_limit, opts.get(i))
+        rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
+                         labels=inst.labels, **numbers))
+    return Judged(claim=claim, policy=policy, family=family, rows=rows,
+                  range_kind=family.kind, inside=inside, save=save,
+                  rejudge=lambda inst, i: _judge(claim, inst, options[i], time_limit),
+                  save_as=f"{claim.id}-{policy}" if claim.is_class else claim.id)

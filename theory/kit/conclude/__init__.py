@@ -1,0 +1,65 @@
+"""From one policy's judged instances to a verdict, by the statement's quantifier.
+
+:func:`theory.check` runs the policy on every instance of the family and judges each with
+the bound (:mod:`theory.kit.bounds`); what the rows allow depends on what the statement
+says of its instances (docs/claims.md, "What a run may conclude"):
+
+- :mod:`~theory.kit.conclude.every`: for every instance (an upper bound);
+- :mod:`~theory.kit.conclude.some`: for some instance (a witness);
+- :mod:`~theory.kit.conclude.rate`: a rate or an additive form, which the bound's own
+  ``conclude`` judges over the whole family;
+- :mod:`~theory.kit.conclude.policies`: a claim about every policy of a class, from the
+  verdicts of its members.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+from theory.kit.families import Family
+
+
+@dataclasses.dataclass(frozen=True)
+class Judged:
+    """One policy's run over a claim's family, as the conclusions read it.
+
+    ``rows`` are :func:`theory.check`'s per-instance rows (index, status, steps, labels,
+    the run options and the bound's numbers); ``range_kind`` the basis kind the family
+    supports (``search``, or ``exhaustive`` for an enumerated range); ``inside`` each
+    sub-range's membership of every instance; ``save(instance, name)`` writes an instance
+    with its replay lines; ``rejudge(instance, index)`` judges a changed instance with the
+    run options of instance ``index`` (for shrinking); ``save_as`` names the saved files.
+    """
+
+    claim: object
+    policy: str
+    family: Family
+    rows: list
+    range_kind: str
+    inside: dict
+    save: Callable
+    rejudge: Callable
+    save_as: str
+
+    def instance(self, row: dict):
+        """The family's instance of ``row``."""
+        return self.family.instances[row["index"]]
+
+    def with_status(self, status: str) -> list:
+        return [r for r in self.rows if r["status"] == status]
+
+
+def numbers_text(numbers: dict) -> str:
+    """``name value, ...`` for evidence (floats to 4 significant digits)."""
+    return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                     for k, v in numbers.items())
+
+
+def conclude(judged: Judged) -> dict:
+    """The verdict record of one policy (a :class:`~theory.claims.base.ClaimResult`'s
+    fields other than the claim's identity): by the bound's quantifier."""
+    from theory.kit.conclude import every, rate, some
+
+    by = {"every": every.conclude, "some": some.conclude, "growth": rate.conclude}
+    return by[judged.claim.bound.quantifier](judged)
