@@ -38,6 +38,7 @@ the smallest.  Otherwise **not refuted**, with the largest excess; **inconclusiv
 fewer than five distinct scales, or when only the excess against OPT's lower bound grows
 (exact OPT would decide).
 
+>>> from theory.bounds import rate_at_least, rate_at_most
 >>> b = rate_at_most(lambda K, T: T ** 0.5)
 >>> b.describe()
 'R_T = O(f(K, T)) (<lambda>)'
@@ -52,13 +53,11 @@ fewer than five distinct scales, or when only the excess against OPT's lower bou
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
 
 from simulator.errors import InputError
 from theory.claims.verdicts import (GROWTH, INCONCLUSIVE, MARGIN, NOT_REFUTED,
                                     UPPER_ASYMPTOTIC, VIOLATED, basis, verdict)
-from theory.kit.bounds import OK, Bound
 from theory.kit.fit import growth_fit
 from theory.kit.user_code import call, is_finite, shown
 
@@ -68,30 +67,41 @@ MIN_HORIZONS = 3  # distinct T within one K before a rate is fitted
 MIN_SCALES = 5  # distinct scales before an additive form is judged (three in the larger half)
 
 
-@dataclasses.dataclass(frozen=True)
-class _GrowthBound(Bound):
-    # the kit's Bound with a family-level judgement (docs/extending.md, a claim)
-    quantifier: str = "growth"
-    conclude: Callable | None = None
+def rate(f: Callable, of, needs_opt: bool, upper: bool) -> dict:
+    """The parts of :func:`theory.bounds.rate_at_most` (``upper``) or
+    :func:`theory.bounds.rate_at_least`: ``text``, ``measure(run, opt, instance)`` (the
+    numbers of one instance), ``needs_opt`` and ``conclude(rows, scope)``; the arguments
+    checked (InputError naming the field)."""
+    where = "rate_at_most" if upper else "rate_at_least"
+    if not callable(f):
+        raise InputError(f"{where}: f must be a function f(K, T), got {shown(f)}", "f")
+    if not (callable(of) or of in QUANTITIES):
+        raise InputError(f"{where}: of must be one of {', '.join(QUANTITIES)} or a function "
+                         f"of(run, opt, instance), got {shown(of)}", "of")
+    if not isinstance(needs_opt, bool):
+        raise InputError(f"{where}: needs_opt must be True or False, got {shown(needs_opt)}",
+                         "needs_opt")
+    quantity = _MEASURES.get(of) if isinstance(of, str) else _yours(of)
+    symbol = SYMBOLS.get(of) if isinstance(of, str) else getattr(of, "__name__", "of")
+
+    def measure(run, opt, instance):
+        K, T = int(run.summary()["capacity"]), int(instance.trace.steps)
+        limit = call(f, f"f(K, T) at K = {K}, T = {T}", K, T)
+        if not (is_finite(limit) and limit > 0):
+            raise InputError(f"f(K, T) returned {shown(limit)} at K = {K}, T = {T}; it must "
+                             "return a finite number > 0")
+        return dict(quantity(run, opt, instance), f=float(limit), K=K, T=T)
+
+    def conclude(rows, scope):
+        return _rates(rows, scope, upper, symbol)
+
+    text = f"{symbol} = {'O' if upper else 'Ω'}(f(K, T)) ({getattr(f, '__name__', 'f')})"
+    return dict(text=text, measure=measure, needs_opt=needs_opt or of == "excess",
+                conclude=conclude)
 
 
-def rate_at_most(f: Callable, of="regret", needs_opt: bool = False) -> Bound:
-    """The quantity ``of`` is O(f(K, T)), judged by its growth over the family (module
-    docstring).  ``of``: ``"regret"`` (as :func:`theory.bounds.regret_at_most` measures
-    it: traces with latent utilities), ``"cost"``, ``"modifications"``, ``"excess"``
-    (cost − OPT) or a function ``of(run, opt, instance)`` returning a finite number
-    (``needs_opt=True`` if it reads ``opt``)."""
-    return _rate(f, of, needs_opt, upper=True)
-
-
-def rate_at_least(f: Callable, of="regret", needs_opt: bool = False) -> Bound:
-    """The quantity ``of`` is Ω(f(K, T)) (as :func:`rate_at_most`, the other direction)."""
-    return _rate(f, of, needs_opt, upper=False)
-
-
-def competitive_at_most(c: float, scale: Callable | None = None) -> Bound:
-    """cost ≤ c·OPT + b for some constant b, judged along a scaled family (module
-    docstring): each instance's scale is ``labels["scale"]``, or ``scale(instance)``."""
+def additive(c: float, scale: Callable | None) -> dict:
+    """The parts of :func:`theory.bounds.competitive_at_most` (as :func:`rate`)."""
     where = "competitive_at_most"
     if not (is_finite(c) and c > 0):
         raise InputError(f"{where}: c must be a finite number > 0, got {shown(c)}", "c")
@@ -100,7 +110,7 @@ def competitive_at_most(c: float, scale: Callable | None = None) -> Bound:
                          f"scale(instance), got {shown(scale)}", "scale")
     c = float(c)
 
-    def judge(run, opt, instance):
+    def measure(run, opt, instance):
         if scale is None:
             found = getattr(instance, "labels", {}).get("scale")
             what = "the instance's labels['scale']"
@@ -111,43 +121,14 @@ def competitive_at_most(c: float, scale: Callable | None = None) -> Bound:
                              "carries a finite number (its scale)")
         cost = float(run.summary()["cost"])
         low, high = float(opt.lower_bound), float(opt.upper_bound)
-        return OK, dict(scale=float(found), cost=cost, opt_lower=low, opt_upper=high,
-                        excess=cost - c * high, excess_upper=cost - c * low)
+        return dict(scale=float(found), cost=cost, opt_lower=low, opt_upper=high,
+                    excess=cost - c * high, excess_upper=cost - c * low)
 
     def conclude(rows, scope):
         return _additive(rows, scope, c)
 
-    return _GrowthBound(f"cost ≤ {c:g}·OPT + b for some constant b", judge, needs_opt=True,
-                        conclude=conclude)
-
-
-def _rate(f, of, needs_opt, upper: bool) -> Bound:
-    where = "rate_at_most" if upper else "rate_at_least"
-    if not callable(f):
-        raise InputError(f"{where}: f must be a function f(K, T), got {shown(f)}", "f")
-    if not (callable(of) or of in QUANTITIES):
-        raise InputError(f"{where}: of must be one of {', '.join(QUANTITIES)} or a function "
-                         f"of(run, opt, instance), got {shown(of)}", "of")
-    if not isinstance(needs_opt, bool):
-        raise InputError(f"{where}: needs_opt must be True or False, got {shown(needs_opt)}",
-                         "needs_opt")
-    measure = _MEASURES.get(of) if isinstance(of, str) else _yours(of)
-    symbol = SYMBOLS.get(of) if isinstance(of, str) else getattr(of, "__name__", "of")
-
-    def judge(run, opt, instance):
-        K, T = int(run.summary()["capacity"]), int(instance.trace.steps)
-        limit = call(f, f"f(K, T) at K = {K}, T = {T}", K, T)
-        if not (is_finite(limit) and limit > 0):
-            raise InputError(f"f(K, T) returned {shown(limit)} at K = {K}, T = {T}; it must "
-                             "return a finite number > 0")
-        return OK, dict(measure(run, opt, instance), f=float(limit), K=K, T=T)
-
-    def conclude(rows, scope):
-        return _rates(rows, scope, upper, symbol)
-
-    text = f"{symbol} = {'O' if upper else 'Ω'}(f(K, T)) ({getattr(f, '__name__', 'f')})"
-    return _GrowthBound(text, judge, needs_opt=needs_opt or of == "excess",
-                        conclude=conclude)
+    return dict(text=f"cost ≤ {c:g}·OPT + b for some constant b", measure=measure,
+                needs_opt=True, conclude=conclude)
 
 
 def _regret(run, opt, instance) -> dict:
