@@ -295,3 +295,29 @@ def test_the_scale_may_come_from_a_function(p_phase):
     with pytest.raises(InputError, match=r"labels\['scale'\]"):
         rows_of(theory.bounds.competitive_at_most(3), "solar", unlabelled,
                 params={"tau": 2 * LAM})
+
+
+# --- through theory.check --------------------------------------------------------------
+
+def test_check_saves_the_largest_p_phase_instance_as_the_witness(p_phase, tmp_path):
+    claim = theory.Claim(id="pphase", statement="SOLAR's cost ≤ 3·OPT + b for some b",
+                         policy="solar", params={"tau": 2 * LAM}, instances=p_phase,
+                         bound=theory.bounds.competitive_at_most(3))
+    result = theory.check(claim, out_dir=str(tmp_path))
+    assert (result.verdict, result.basis["kind"]) == (verdicts.VIOLATED, verdicts.GROWTH)
+    assert result.form == verdicts.UPPER_ASYMPTOTIC
+    assert result.instance["steps"] == phases(8).steps  # P = 8, the largest scale
+    assert any(line.startswith("semcache opt") for line in result.instance["reproduce"])
+    assert [r["excess"] for r in result.measured["rows"]] == \
+        pytest.approx([0.999 * P for P in (1, 2, 3, 4, 6, 8)])
+
+
+def test_check_judges_a_rate_per_subrange(stationary, tmp_path):
+    claim = theory.Claim(id="fifo-rate", statement="FIFO's regret is Ω(T)", policy="fifo",
+                         instances=stationary, bound=theory.bounds.rate_at_least(lambda K, T: T),
+                         subranges={"seed 0": lambda inst: inst.labels["seed"] == 0})
+    result = theory.check(claim, out_dir=str(tmp_path))
+    assert (result.verdict, result.basis["kind"]) == (verdicts.NOT_REFUTED, verdicts.GROWTH)
+    assert result.instance is None and not list(tmp_path.iterdir())
+    (part,) = result.subranges
+    assert part["verdict"] == verdicts.NOT_REFUTED and part["runs"] == 4
