@@ -321,3 +321,17 @@ def test_check_judges_a_rate_per_subrange(stationary, tmp_path):
     assert result.instance is None and not list(tmp_path.iterdir())
     (part,) = result.subranges
     assert part["verdict"] == verdicts.NOT_REFUTED and part["runs"] == 4
+
+
+def test_the_guides_rate_claim_comes_back_as_it_says(tmp_path):
+    """docs/extending.md, "Rates and additive forms": its claim is violated."""
+    import pathlib
+    import re
+
+    guide = pathlib.Path(__file__).resolve().parents[1] / "docs" / "extending.md"
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", guide.read_text("utf-8"), re.S)
+                if "fifo-sqrt" in b]
+    space = dict(theory=theory, bounds=theory.bounds, families=theory.families)
+    exec(block, space)
+    result = theory.check(space["REGRET"], out_dir=str(tmp_path))
+    assert result.verdict == verdicts.VIOLATED and result.instance["steps"] == 800
