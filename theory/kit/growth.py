@@ -56,8 +56,9 @@ from __future__ import annotations
 from typing import Callable
 
 from simulator.errors import InputError
-from theory.claims.verdicts import (GROWTH, INCONCLUSIVE, MARGIN, NOT_REFUTED,
-                                    UPPER_ASYMPTOTIC, VIOLATED, basis, verdict)
+from theory.claims.verdicts import (GROWTH, INCONCLUSIVE, MARGIN, NOT_REFUTED, RATE,
+                                    UPPER_ASYMPTOTIC, VIOLATED, basis)
+from theory.claims.verdicts import verdict as checked
 from theory.kit.fit import growth_fit
 from theory.kit.user_code import call, is_finite, shown
 
@@ -222,7 +223,7 @@ def _rates(rows, scope: str, upper: bool, symbol: str) -> dict:
         way = (f"outgrows f: the slope of log({symbol}/f) lies above +{MARGIN}" if upper else
                (f"is 0 at every {g['along']}" if g["zero"] else
                 f"falls behind f: the slope of log({symbol}/f) lies below −{MARGIN}"))
-        return dict(verdict(VIOLATED, based, f"{symbol} {way} ({_fit_text(g)}); "
+        return dict(_verdict(VIOLATED, based, f"{symbol} {way} ({_fit_text(g)}); "
                                               f"fits: {shown_fits}"),
                     form=form, measured=measured, witness=witness)
     if not fitted and not zeros:
@@ -234,13 +235,18 @@ def _rates(rows, scope: str, upper: bool, symbol: str) -> dict:
                           "instances) or exact OPT" if rows else "instances to fit")
         else:
             decide = "a positive mean value at every T (longer horizons, or more seeds)"
-        return dict(verdict(INCONCLUSIVE, based, f"no rate could be fitted ({len(rows)} "
+        return dict(_verdict(INCONCLUSIVE, based, f"no rate could be fitted ({len(rows)} "
                             f"instances; fits: {shown_fits or 'none'})", would_decide=decide),
                     form=form, measured=measured)
     bound = f"+{MARGIN}" if upper else f"−{MARGIN}"
-    return dict(verdict(NOT_REFUTED, based, f"no slope of log({symbol}/f) has its interval "
+    return dict(_verdict(NOT_REFUTED, based, f"no slope of log({symbol}/f) has its interval "
                         f"{'above' if upper else 'below'} {bound}: {shown_fits}", form=form),
                 form=form, measured=measured)
+
+
+def _verdict(said: str, based: dict, evidence: str, **more) -> dict:
+    """A verdict record checked by the rules of a rate (the quantifier ``growth``)."""
+    return checked(said, based, evidence, quantifier=RATE, **more)
 
 
 def _fit_record(g: dict) -> dict:
@@ -262,7 +268,7 @@ def _additive(rows, scope: str, c: float) -> dict:
     based = basis(GROWTH, f"{scope}; {rule}")
     form = UPPER_ASYMPTOTIC
     if len(scales) < MIN_SCALES:
-        return dict(verdict(INCONCLUSIVE, based, f"{len(scales)} distinct scales",
+        return dict(_verdict(INCONCLUSIVE, based, f"{len(scales)} distinct scales",
                             would_decide=f"at least {MIN_SCALES} distinct scales"),
                     form=form, measured=dict(scales=scales))
     low, high = _grows(rows, "excess", scales), _grows(rows, "excess_upper", scales)
@@ -274,15 +280,15 @@ def _additive(rows, scope: str, c: float) -> dict:
     if low["grows"]:
         at_last = [r for r in rows if r["scale"] == scales[-1]]
         witness = max(at_last, key=lambda r: r["excess"])["index"]
-        return dict(verdict(VIOLATED, based, f"cost − {c:g}·OPT grows along the family: "
+        return dict(_verdict(VIOLATED, based, f"cost − {c:g}·OPT grows along the family: "
                                              f"{where}"),
                     form=form, measured=measured, witness=witness)
     if high["grows"]:
-        return dict(verdict(INCONCLUSIVE, based, "only the excess against OPT's lower bound "
+        return dict(_verdict(INCONCLUSIVE, based, "only the excess against OPT's lower bound "
                             f"grows ({where})", would_decide="exact OPT (a larger time_limit "
                             "or smaller instances)"), form=form, measured=measured)
     largest = max(rows, key=lambda r: r["excess_upper"])
-    return dict(verdict(NOT_REFUTED, based, f"cost − {c:g}·OPT does not grow along the "
+    return dict(_verdict(NOT_REFUTED, based, f"cost − {c:g}·OPT does not grow along the "
                         f"family: largest excess {largest['excess_upper']:.4g} (scale "
                         f"{largest['scale']:g}); {where}", form=form),
                 form=form, measured=measured)
