@@ -116,7 +116,7 @@ def growth_fit(xs, ys, log: bool = True, resamples: int = 1000, level: float = 0
     else:
         method = "instances"
         draws = rng.integers(0, x.size, size=(int(resamples), x.size))
-        slopes = np.array([_resampled(x[d], y[d], log) for d in draws])
+        slopes = _pairs(distinct, np.searchsorted(distinct, x)[draws], y[draws], log)
     slopes = slopes[~np.isnan(slopes)]
     low = high = math.nan
     if slopes.size and distinct.size >= 2:
@@ -143,10 +143,25 @@ def _slope(xs, means, log: bool) -> np.ndarray:
     return np.where(ok, slopes, math.nan) if log else slopes
 
 
-def _resampled(x, y, log: bool) -> float:
-    distinct = np.unique(x)
-    means = np.array([[y[x == v].mean() for v in distinct]])
-    return float(_slope(distinct, means, log)[0])
+def _pairs(xs, codes, values, log: bool) -> np.ndarray:
+    """The slope of each resample of (x, y) pairs: ``codes`` [r, n] the place of each drawn
+    x in ``xs``, ``values`` [r, n] its y; a fit over the x a resample holds (NaN with fewer
+    than two, or under ``log`` a mean ≤ 0)."""
+    onehot = codes[..., None] == np.arange(xs.size)  # [r, n, x]
+    counts = onehot.sum(axis=1)
+    present = counts > 0
+    means = (onehot * values[..., None]).sum(axis=1) / np.maximum(counts, 1)
+    bad = (present & (means <= 0)).any(axis=1) if log else np.zeros(len(codes), bool)
+    x = np.log(xs) if log else np.asarray(xs, float)
+    y = np.log(np.where(present & (means > 0), means, 1.0)) if log else means
+    w = present.astype(float)
+    n = w.sum(axis=1)
+    xc = x - (w * x).sum(axis=1, keepdims=True) / n[:, None]
+    yc = y - (w * y).sum(axis=1, keepdims=True) / n[:, None]
+    sxx = (w * xc * xc).sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        slopes = (w * xc * yc).sum(axis=1) / sxx
+    return np.where(bad | (n < 2) | (sxx <= 0), math.nan, slopes)
 
 
 def _checked(xs, ys, log, resamples, level) -> tuple:
