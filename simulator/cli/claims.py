@@ -2,18 +2,18 @@
 
 ``--json`` prints ``{"claims": [{"id", "statement", "conditions", "verdict", "basis",
 "evidence", "measured", "form", "instance", "would_decide", "corrected", "readings",
-"subranges", "seconds"}, ...], "quick": bool}``: every verdict (the headline, each reading,
-each sub-range, a corrected statement) carries ``basis`` = ``{"kind", "scope"}``, the kind
-one of exhaustive, closed form, construction, search, growth (docs/claims.md).  Without it,
-a readable report.  ``--markdown`` prints the claims table of docs/claims.md instead, and
-``--update FILE`` (also spelt ``--update-readme``, its name from when the table stood in
-README.md) rewrites that section of FILE in place (between the ``<!-- claims:begin -->``
-and ``<!-- claims:end -->`` markers) from this run.  Breaking instances are saved under
-``--out`` (default ``claims-out``), all together when the run succeeds: a run that fails
-(bad input, a full disk) leaves ``--out`` as it was.  ``--file FILE`` judges the
-:class:`theory.Claim` objects of your file instead (loaded as a plugin, its errors naming
-``--file``).  While a terminal watches, stderr says which claim is being checked.
-"""
+"subranges", "verdict_note", "seconds"}, ...], "quick": bool}``: every verdict (the
+headline, each reading, each sub-range, a corrected statement) carries ``basis`` =
+``{"kind", "scope"}``, the kind one of exhaustive, closed form, construction, search,
+growth (docs/claims.md).  Without it, a readable report.  ``--markdown`` prints the claims
+table of docs/claims.md instead, and ``--update FILE`` (also spelt ``--update-readme``, its
+name from when the table stood in README.md) rewrites that section of FILE in place
+(between the ``<!-- claims:begin -->`` and ``<!-- claims:end -->`` markers) from this run.
+Breaking instances are saved under ``--out`` (default ``claims-out``), all together when
+the run succeeds: a run that fails (bad input, a full disk) leaves ``--out`` as it was.
+``--file FILE`` judges the :class:`theory.Claim` objects of your file instead (loaded as a
+plugin, its errors naming ``--file``).  While a terminal watches, stderr says which claim
+is being checked. """
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""What a claim check is and what it returns.
+"""What a claim check returns, and the pieces every claim's evidence is made of.
 
-A :class:`Claim` states one claim of the SOLAR paper as the paper gives it and says how it
-is tested; its ``run(quick, out_dir)`` runs the experiment and returns a
-:class:`ClaimResult` whose verdict is computed from the run, never written by hand.  Every
+Each claim of the SOLAR paper is a :class:`theory.Claim` (the claim kit's one class)
+stating the claim as the paper gives it, with an ``evidence`` hook that runs the experiment;
+its ``run(quick, out_dir)`` returns a :class:`ClaimResult` whose verdict is computed from
+the run, never written by hand.  Every
 verdict (the headline, each reading, each sub-range, a corrected statement) names its
 basis and says no more than the basis allows (:mod:`theory.claims.verdicts`,
 docs/claims.md): ``holds`` only from an exhaustive range, a closed form or the proof's
@@ -29,15 +30,22 @@ import re
 from typing import Callable
 
 from simulator.errors import InputError
-from simulator.registration import check_name
 from theory.claims import instance_files
-from theory.claims.verdicts import (HOLDS, INCONCLUSIVE, NOT_REFUTED, VERDICTS, VIOLATED,
-                                    check_record, label, verdict)
+from theory.claims.verdicts import (
+    HOLDS,
+    INCONCLUSIVE,
+    NOT_REFUTED,
+    VERDICTS,
+    VIOLATED,
+    check_record,
+    label,
+    verdict,
+)
 
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
-__all__ = ["HOLDS", "INCONCLUSIVE", "NOT_REFUTED", "VERDICTS", "VIOLATED", "Claim",
-           "ClaimResult", "by_subrange", "parts_line", "plugin_of", "save_instance"]
+__all__ = ["HOLDS", "INCONCLUSIVE", "NOT_REFUTED", "VERDICTS", "VIOLATED", "ClaimResult",
+           "by_subrange", "parts_line", "plugin_of", "save_instance", "save_policy_instance"]
 
 
 @dataclasses.dataclass
@@ -47,7 +55,10 @@ class ClaimResult:
     ``basis`` is the headline's basis (:func:`theory.claims.verdicts.basis`); every reading,
     sub-range and corrected statement carries its own.  ``form`` names a statement form
     that finite runs cannot confirm (:data:`theory.claims.verdicts.UNCONFIRMABLE`), or is
-    None.  Construction checks every verdict against the rules.
+    None.  ``verdict_note`` says what the headline verdict rests on when that is narrower
+    than the statement's range (``"K = 1 only; K ≥ 2: not refuted (growth)"``, ``"T ≤ 6"``);
+    tables print it in the verdict's cell.  Construction checks every verdict against the
+    rules.
     """
 
     id: str
@@ -63,6 +74,7 @@ class ClaimResult:
     corrected: dict | None = None
     readings: list | None = None
     subranges: list | None = None
+    verdict_note: str | None = None
     seconds: float = 0.0
 
     def __post_init__(self):
@@ -77,37 +89,6 @@ class ClaimResult:
 
     def to_dict(self) -> dict:
         return _plain(dataclasses.asdict(self))
-
-
-@dataclasses.dataclass(frozen=True)
-class Claim:
-    """One claim: its identity, the paper's statement, the tested conditions, the check.
-
-    ``check(quick, out_dir)`` returns the keyword arguments of :class:`ClaimResult` other
-    than the identity (``verdict``, ``basis``, ``evidence``, ``measured``, ...).  ``form``
-    is set for a statement that finite runs cannot confirm; ``data`` names the datasets the
-    headline reads (without them it is ``inconclusive``, and ``measured["data"]`` is None).
-    """
-
-    id: str
-    title: str
-    statement: str
-    conditions: str
-    check: Callable
-    form: str | None = None
-    data: tuple = ()
-
-    def __post_init__(self):
-        check_name("claim", self.id, "id")
-
-    def run(self, quick: bool, out_dir: str) -> ClaimResult:
-        import time
-
-        start = time.perf_counter()
-        found = self.check(quick, out_dir)
-        return ClaimResult(id=self.id, statement=self.statement, conditions=self.conditions,
-                           form=self.form, seconds=round(time.perf_counter() - start, 2),
-                           **found)
 
 
 def parts_line(readings: list | None, subranges: list | None) -> str:
@@ -203,6 +184,16 @@ def save_instance(trace, out_dir: str, name: str, model: dict,
     return {"trace": path, "steps": int(trace.steps), "model": dict(model),
             "reproduce": [c for c in (run, with_opt and f"semcache opt --trace {quoted} {opts}")
                           if c]}
+
+
+def save_policy_instance(instance, policy: str, out_dir: str, name: str,
+                         params: dict | None = None, with_opt: bool = True) -> dict:
+    """:func:`save_instance` of a :class:`simulator.instance.Instance` run by ``policy``
+    (a registered name) with ``params``: the saved file and the lines that replay it."""
+    model = dict(instance.options, policy=policy)
+    if params:
+        model["policy_params"] = dict(params)
+    return save_instance(instance.trace, out_dir, name, model, with_opt=with_opt)
 
 
 def plugin_of(value) -> str | None:

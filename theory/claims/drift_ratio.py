@@ -24,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.runner import run
-from theory.claims.base import Claim, save_instance
-from theory.claims.verdicts import (GROWTH, NOT_REFUTED, VIOLATED, basis, verdict, weakest)
+from theory.claims.base import save_instance
+from theory.claims.verdicts import GROWTH, NOT_REFUTED, VIOLATED, basis, verdict, weakest
+from theory.kit.claim import Claim
 
 LENGTHS = {True: (50, 400, 1600), False: (50, 100, 200, 400, 800, 1600)}
 SEEDS = (0, 1, 2)
@@ -135,4 +136,4 @@ CLAIM = Claim(
                "seeds 0–2; the edge P = 1 phase on its own; exact OPT of the paper's model; "
                "violated when the slope of SOLAR/OPT − 1 on L has an interval that does not "
                "reach below 0",
-    check=_check)
+    evidence=_check)

@@ -25,10 +25,18 @@ import math
 import numpy as np
 
 from simulator.runner import run
-from theory.claims.base import Claim, by_subrange, save_instance
-from theory.claims.verdicts import (CLOSED_FORM, HOLDS, INCONCLUSIVE, SEARCH, VIOLATED, basis,
-                                    verdict)
+from theory.claims.base import by_subrange, save_instance
+from theory.claims.verdicts import (
+    CLOSED_FORM,
+    HOLDS,
+    INCONCLUSIVE,
+    SEARCH,
+    VIOLATED,
+    basis,
+    verdict,
+)
 from theory.gate_replay import gate_path
+from theory.kit.claim import Claim
 
 ALPHA = 0.1
 
@@ -129,4 +137,4 @@ CLAIM = Claim(
                "miss cost; clusters, working_set, drift; (K, k) ∈ {(10, 3), (1, 1), (3, 5)}, "
                "λ ∈ {0.05, 0.25, 0.5, 1, 2, 5} (quick: clusters, (K, k) ∈ {(10, 3), (1, 1)}, "
                "λ ∈ {0.05, 0.5, 2})",
-    check=_check)
+    evidence=_check)

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import math
 
-from theory.claims.base import HOLDS, VIOLATED, Claim, by_subrange, save_instance
+from theory.claims.base import HOLDS, VIOLATED, by_subrange, save_instance
 from theory.claims.paper_opt import paper_opt
 from theory.claims.verdicts import CLOSED_FORM, CONSTRUCTION, basis, verdict
+from theory.kit.claim import Claim
 
 
 def _costs(K, lam, cycles, seed=0, top_k=None):
@@ -147,4 +148,4 @@ CLAIM = Claim(
                "quality, exact OPT; K ∈ {1,2,3,5,10}, λ ∈ {0,0.5,1,2} at k = K, and k ∈ "
                "{1, K+2} at λ = 1; T = 1…256 cycles (quick: K ∈ {1,2,4}, λ ∈ {0,1}, up to 64 "
                "cycles); sub-ranges K = 1, λ = 0, k < K, k ≥ K, T = one cycle on their own",
-    check=_check)
+    evidence=_check)

@@ -25,10 +25,20 @@ Regret counts miss cost only (Definition 2.3), so λ plays no part in this claim
 from __future__ import annotations
 
 from theory.claims import regret_runs
-from theory.claims.base import Claim, by_subrange, save_instance
+from theory.claims.base import by_subrange, save_instance
 from theory.claims.fifo_regret_construction import measure
-from theory.claims.verdicts import (CLOSED_FORM, CONSTRUCTION, GROWTH, MARGIN, NOT_REFUTED,
-                                    VIOLATED, basis, verdict, weakest)
+from theory.claims.verdicts import (
+    CLOSED_FORM,
+    CONSTRUCTION,
+    GROWTH,
+    MARGIN,
+    NOT_REFUTED,
+    VIOLATED,
+    basis,
+    verdict,
+    weakest,
+)
+from theory.kit.claim import Claim
 
 GRID = {True: dict(K=(1, 2, 4), cycles=(1, 4, 8, 16)),
         False: dict(K=(1, 2, 3, 5, 10), cycles=(1, 4, 16, 32, 64))}
@@ -162,4 +172,4 @@ CLAIM = Claim(
                "cycles); readings: the proof's comparator (evicts the arrival) and a "
                "stationary generalisation (50 items, p ~ U[0, 0.3], k = K = 5, T = "
                "1250…20000, 5 seeds; quick: 500…4000, 3 seeds); λ plays no part",
-    check=_check)
+    evidence=_check)

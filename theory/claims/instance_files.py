@@ -28,8 +28,8 @@ import os
 import shutil
 import tempfile
 
-from simulator.files import partial_files
 from simulator.errors import InputError
+from simulator.files import partial_files
 
 _STAGED: dict = {}  # out_dir (absolute) -> the staging folder its instances go to
 

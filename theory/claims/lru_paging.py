@@ -24,14 +24,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.runner import run
-from simulator.trace import PagingTrace
 import theory
 from simulator.instance import Instance
+from simulator.runner import run
+from simulator.trace import PagingTrace
 from simulator.trace_formats import load
-from theory.kit import bounds, families
-from theory.claims.base import HOLDS, VIOLATED, Claim, save_instance
+from theory.claims.base import HOLDS, VIOLATED, save_instance
 from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, basis, verdict
+from theory.kit import bounds, families
+from theory.kit.claim import Claim
 
 LONGEST = {True: {1: 8, 2: 7}, False: {1: 10, 2: 8, 3: 7}}  # K -> longest sequence
 
@@ -174,4 +175,4 @@ CLAIM = Claim(
                "K ∈ {1,2,4,8,16}, T = 10…1000 cycles of K (quick: K ≤ 8, ≤ 400 cycles); "
                "3000 seeded random sequences, K = 1…8, T = K+1…299, up to 3K+2 pages "
                "(quick: 200)",
-    check=_check)
+    evidence=_check)

@@ -24,10 +24,11 @@ import math
 import numpy as np
 
 from simulator.runner import run
-from theory.claims.base import HOLDS, VIOLATED, Claim, by_subrange, save_instance
+from theory.claims.base import HOLDS, VIOLATED, by_subrange, save_instance
 from theory.claims.tiny import random_instance
 from theory.claims.verdicts import EXHAUSTIVE, SEARCH, basis
 from theory.gate_replay import gate_path, replay
+from theory.kit.claim import Claim
 
 LEVELS = (0.0, 0.25, 0.5, 0.75, 1.0)
 THRESHOLDS = (0.25, 0.5, 1.0, 2.0)
@@ -161,4 +162,4 @@ CLAIM = Claim(
                "1000 random tiny instances with T = 3…8, K ∈ {1, 2}, k = 1…K+1, λ ∈ (0, 2] "
                "(quick: 2 workloads, λ ∈ {0, 2}, 100 instances); sub-ranges K = 1, λ = 0, "
                "k ≥ K, T ≤ 4, fixed and EMA τ on their own",
-    check=_check)
+    evidence=_check)

@@ -22,8 +22,9 @@ import math
 import numpy as np
 
 from simulator.runner import run
-from theory.claims.base import Claim, save_instance
+from theory.claims.base import save_instance
 from theory.claims.verdicts import INCONCLUSIVE, NOT_REFUTED, SEARCH, VIOLATED, basis, verdict
+from theory.kit.claim import Claim
 
 WORKLOADS = (("clusters", {"steps": 2000}), ("working_set", {}), ("cycling", {}),
              ("drift", {}), ("noise_pool", {"queries": 1000}))
@@ -143,4 +144,4 @@ CLAIM = Claim(
                "conversations, K = 10/50, seeds 0–1); 17 % matched when the seeds' 95 % "
                "interval widened by the paper's rounding (±0.5 points) holds it; reading: "
                "clusters, working_set, cycling, drift, noise_pool at K = 10",
-    check=_check, data=("locomo",))
+    evidence=_check, data=("locomo",))

@@ -30,10 +30,20 @@ from __future__ import annotations
 import math
 
 from theory.claims import bandit_runs, regret_runs
-from theory.claims.base import Claim
-from theory.claims.verdicts import (CLOSED_FORM, CONSTRUCTION, GROWTH, LOWER_EVERY_POLICY,
-                                    MARGIN, NOT_REFUTED, VIOLATED, basis, verdict, weakest)
+from theory.claims.verdicts import (
+    CLOSED_FORM,
+    CONSTRUCTION,
+    GROWTH,
+    LOWER_EVERY_POLICY,
+    MARGIN,
+    NOT_REFUTED,
+    VIOLATED,
+    basis,
+    verdict,
+    weakest,
+)
 from theory.eviction_bandit import FORCED
+from theory.kit.claim import Claim
 
 DEVICE = ("ts", "greedy")
 
@@ -170,4 +180,4 @@ CLAIM = Claim(
                "displayed inequality, the proof's device (ts, greedy; arrival may leave), the "
                "semantic stationary family; a lower bound over every policy is violated only "
                "by a closed form, otherwise not refuted",
-    check=_check, form=LOWER_EVERY_POLICY)
+    evidence=_check, form=LOWER_EVERY_POLICY)

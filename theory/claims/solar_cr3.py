@@ -38,9 +38,10 @@ import numpy as np
 
 from simulator.runner import run
 from theory.claims import cr3_families
-from theory.claims.base import Claim, by_subrange, save_instance
+from theory.claims.base import by_subrange, save_instance
 from theory.claims.tiny import optimal_schedules, random_instance
 from theory.claims.verdicts import NOT_REFUTED, SEARCH, VIOLATED, basis, verdict
+from theory.kit.claim import Claim
 
 
 def influence(trace, capacity: int, step_loss) -> float:
@@ -251,4 +252,4 @@ CLAIM = Claim(
                "precision/similarity quality, and the overshoot family (cr3_families: K ∈ "
                "{1, 2}, k ≤ K+1, λ = 0.05…2, every quality); OPT in the paper's model; "
                "sub-ranges K = 1, k ≥ K, λ ≤ 0.25, T ≤ 4 on their own; then shrunk",
-    check=_check)
+    evidence=_check)

@@ -26,7 +26,8 @@ def lines(claims: list, command=None) -> list:
         head, rule = head + " command |", rule + "---|"
     out = [head, rule]
     for c in claims:
-        row = (f"| `{c['id']}` | {_cell(c['statement'])} | **{c['verdict']}** | "
+        note = f" ({c['verdict_note']})" if c.get("verdict_note") else ""
+        row = (f"| `{c['id']}` | {_cell(c['statement'])} | **{c['verdict']}**{_cell(note)} | "
                f"{_cell(basis_cell(c))} | {_cell(c['evidence'])} |")
         out.append(row + (f" `{command(c)}` |" if command else ""))
     fixes = [c for c in claims if c.get("corrected")]

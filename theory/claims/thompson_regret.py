@@ -36,10 +36,20 @@ from __future__ import annotations
 import math
 
 from theory.claims import bandit_runs, regret_runs
-from theory.claims.base import Claim
-from theory.claims.verdicts import (CLOSED_FORM, CONSTRUCTION, GROWTH, HOLDS, MARGIN,
-                                    NOT_REFUTED, UPPER_ASYMPTOTIC, VIOLATED, basis, verdict,
-                                    weakest)
+from theory.claims.verdicts import (
+    CLOSED_FORM,
+    CONSTRUCTION,
+    GROWTH,
+    HOLDS,
+    MARGIN,
+    NOT_REFUTED,
+    UPPER_ASYMPTOTIC,
+    VIOLATED,
+    basis,
+    verdict,
+    weakest,
+)
+from theory.kit.claim import Claim
 
 LINEAR = 0.5 + MARGIN  # a slope interval above this is growth no √(T log T) reaches
 VARIANTS = (("solar_e", ()), ("solar_e", (("reward", "relevant"),)),
@@ -191,4 +201,4 @@ CLAIM = Claim(
                "readings: the proof's device (posteriors kept, arrival may leave), a "
                "non-anticipating comparator, the worst-case gap family Δ = √(K/T) for K up "
                "to 64, semantic traces; violated only by a slope interval above 0.75",
-    check=_check, form=UPPER_ASYMPTOTIC)
+    evidence=_check, form=UPPER_ASYMPTOTIC)

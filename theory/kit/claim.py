@@ -49,17 +49,18 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-from typing import Any
+from typing import Any, Callable
 
 from simulator.errors import InputError
 from simulator.registration import check_name
 from theory.kit import bounds as bound_kinds
-from theory.claims.base import ClaimResult, plugin_of, save_instance
+from theory.claims.base import ClaimResult, save_instance
 from theory.claims.verdicts import (SOME, UNCONFIRMABLE, UPPER_ASYMPTOTIC, check_record,
                                     quantifier_of)
 from theory.kit.conclude import Judged, conclude
 from theory.kit.conclude.policies import class_verdict
 from theory.kit.families import Family, as_family
+from theory.kit.members import check_policy, generated, is_generator, registered
 from theory.kit.user_code import call, is_bool, is_finite, shown
 
 
@@ -80,19 +81,29 @@ class Claim:
     predicate on an instance (True when the instance is in that part of the range);
     ``form`` names a statement that runs cannot confirm
     (:data:`theory.claims.verdicts.UNCONFIRMABLE`).
+
+    A claim whose evidence is an experiment of its own (the paper's claims,
+    :mod:`theory.claims`) gives ``evidence`` instead of ``policy``, ``instances`` and
+    ``bound``: a function ``evidence(quick, out_dir)`` returning the fields of
+    :class:`theory.claims.base.ClaimResult` other than the claim's identity (``verdict``,
+    ``basis``, ``evidence``, ``measured``, and any of ``instance``, ``would_decide``,
+    ``corrected``, ``readings``, ``subranges``), each verdict made by
+    :func:`theory.claims.verdicts.verdict` and checked again when the result is built
+    (docs/extending.md, a claim).
     """
 
     id: str
     statement: str
-    policy: Any
-    instances: Any
-    bound: Any
+    policy: Any = None
+    instances: Any = None
+    bound: Any = None
     params: dict | None = None
     title: str = ""
     conditions: str = ""
     subranges: dict | None = None
     form: str | None = None
     data: tuple = ()
+    evidence: Callable | None = None
 
     def __post_init__(self):
         try:
@@ -107,20 +118,15 @@ class Claim:
         if not self.statement.strip():
             raise InputError(f"{who}: statement must say what the claim states, got ''",
                              "statement")
-        _check_policy(who, self.policy)
-        if not isinstance(self.bound, bound_kinds.Bound):
-            raise InputError(f"{who}: bound must be one of theory.bounds' (ratio_at_most, "
-                             "ratio_reaches, regret_at_most, modifications_at_most, "
-                             f"predicate, ...), got {type(self.bound).__name__}", "bound")
-        if self.params is not None and not (isinstance(self.params, dict) and
-                                            all(isinstance(k, str) for k in self.params)):
-            raise InputError(f"{who}: params must be a dict of the policy's parameters by "
-                             f"name, got {shown(self.params)}", "params")
-        _check_subranges(who, self.subranges)
+        if self.evidence is not None:
+            _check_evidence(who, self)
+        else:
+            _check_statement(who, self)
         if self.form is not None and self.form not in UNCONFIRMABLE:
             raise InputError(f"{who}: form must be None or one of {UNCONFIRMABLE}, got "
                              f"{self.form!r}", "form")
-        if self.form == UPPER_ASYMPTOTIC and self.bound.quantifier == SOME:
+        if self.form == UPPER_ASYMPTOTIC and self.evidence is None \
+                and self.bound.quantifier == SOME:
             raise InputError(f"{who}: a statement about some instance is not an "
                              f"{UPPER_ASYMPTOTIC}; leave form None", "form")
         if not (isinstance(self.data, (tuple, list)) and
@@ -129,7 +135,8 @@ class Claim:
         object.__setattr__(self, "data", tuple(self.data))
         if isinstance(self.policy, list):
             object.__setattr__(self, "policy", tuple(self.policy))
-        if not callable(self.instances):  # a function of quick is checked when called
+        if self.evidence is None and not callable(self.instances):
+            # a function of quick is checked when called
             object.__setattr__(self, "instances", _family(self, self.instances))
         if not self.title:
             object.__setattr__(self, "title", self.statement)
@@ -138,41 +145,51 @@ class Claim:
     def is_class(self) -> bool:
         """Whether the claim is stated for every policy of a class (a list or a
         function of ``quick``), not for one policy."""
-        return isinstance(self.policy, tuple) or _is_generator(self.policy)
+        return isinstance(self.policy, tuple) or is_generator(self.policy)
 
     def run(self, quick: bool, out_dir: str) -> ClaimResult:
-        """The claims registry's interface (``semcache claims``): :func:`check`."""
-        return check(self, out_dir=out_dir, quick=quick)
+        """The claims registry's interface (``semcache claims``): the ``evidence`` hook's
+        result, or :func:`check`."""
+        if self.evidence is None:
+            return check(self, out_dir=out_dir, quick=quick)
+        import time
+
+        start = time.perf_counter()
+        found = self.evidence(quick, out_dir)
+        return ClaimResult(id=self.id, statement=self.statement, conditions=self.conditions,
+                           form=self.form, seconds=round(time.perf_counter() - start, 2),
+                           **found)
 
 
-def _is_generator(policy) -> bool:
-    from simulator.policies.base import Policy
+def _check_evidence(who: str, claim: Claim) -> None:
+    """A claim with its own experiment states nothing the kit would run."""
+    if not callable(claim.evidence):
+        raise InputError(f"{who}: evidence must be a function evidence(quick, out_dir), got "
+                         f"{shown(claim.evidence)}", "evidence")
+    given = [f for f in ("policy", "instances", "bound", "params", "subranges")
+             if getattr(claim, f) is not None]
+    if given:
+        raise InputError(f"{who}: give either evidence(quick, out_dir) or policy, instances "
+                         f"and bound, not both ({given[0]} given with evidence)", given[0])
 
-    return callable(policy) and not isinstance(policy, (Policy, str))
 
-
-def _check_policy(who: str, policy) -> None:
-    from simulator.policies.base import Policy
-
-    if isinstance(policy, (list, tuple)):
-        if not policy:
-            raise InputError(f"{who}: a class of policies needs at least one member, got "
-                             "an empty list", "policy")
-        for i, member in enumerate(policy):
-            _check_policy(f"{who}, policy {i}", member)
-            if isinstance(member, (list, tuple)):
-                raise InputError(f"{who}, policy {i}: a member of a class is one policy, "
-                                 f"got a {type(member).__name__}", "policy")
-    elif isinstance(policy, str):
-        try:
-            check_name("policy", policy)
-        except InputError as exc:
-            raise InputError(f"{who}: {exc}", "policy") from None
-    elif not (isinstance(policy, Policy) or _is_generator(policy)):
-        raise InputError(f"{who}: policy must be a registered policy's name or a "
-                         "simulator.Policy, a list of them (a class), or a function "
-                         f"policies(quick) returning one, got {type(policy).__name__}",
-                         "policy")
+def _check_statement(who: str, claim: Claim) -> None:
+    """What the kit runs: a policy, a bound and (checked later) the instances."""
+    check_policy(who, claim.policy)
+    if claim.instances is None:
+        raise InputError(f"{who}: instances must be a theory.families.Family, a list of "
+                         "simulator.instance.Instance or a function of quick returning one "
+                         "(or evidence(quick, out_dir) for an experiment of your own), got "
+                         "NoneType", "instances")
+    if not isinstance(claim.bound, bound_kinds.Bound):
+        raise InputError(f"{who}: bound must be one of theory.bounds' (ratio_at_most, "
+                         "ratio_reaches, regret_at_most, modifications_at_most, "
+                         f"predicate, ...), got {type(claim.bound).__name__}", "bound")
+    if claim.params is not None and not (isinstance(claim.params, dict) and
+                                         all(isinstance(k, str) for k in claim.params)):
+        raise InputError(f"{who}: params must be a dict of the policy's parameters by "
+                         f"name, got {shown(claim.params)}", "params")
+    _check_subranges(who, claim.subranges)
 
 
 def _check_subranges(who: str, subranges) -> None:
@@ -216,42 +233,6 @@ def _instances(claim: Claim, quick: bool) -> Family:
     with _blame(claim):
         found = call(claim.instances, f"instances(quick={quick})", quick)
     return _family(claim, found)
-
-
-def _policy(claim: Claim, policy) -> tuple:
-    """``policy``'s registered name and the plugin that defines it (None: semcache's, or
-    no file defines it)."""
-    from simulator import policies
-    from simulator.policies.base import Policy
-
-    if isinstance(policy, Policy):
-        if policies.REGISTRY.get(policy.name) is not policy:
-            with _blame(claim):
-                policies.register(policy, origin=plugin_of(policy))
-        name = policy.name
-    elif policy not in policies.REGISTRY:
-        raise InputError(f"claim '{claim.id}': unknown policy '{policy}'; define it "
-                         "in the claims file or in a plugin that --plugin FILE or "
-                         "SEMCACHE_PLUGINS loads (docs/extending.md), or give the "
-                         f"simulator.Policy itself; valid policies: {', '.join(policies.REGISTRY)}")
-    else:
-        name = policy
-    if policies.shipped(name):
-        return name, None
-    return name, policies.origin(name) or plugin_of(policies.REGISTRY[name])
-
-
-def _class(claim: Claim, quick: bool) -> tuple:
-    """The members of the claim's class of policies, in order (a generator's, checked)."""
-    if isinstance(claim.policy, tuple):
-        return claim.policy
-    with _blame(claim):
-        found = call(claim.policy, f"policies(quick={quick})", quick)
-    if not isinstance(found, (list, tuple)):
-        raise InputError(f"claim '{claim.id}': policies(quick={quick}) returned "
-                         f"{shown(found)}; it must return a list of policies", "policy")
-    _check_policy(f"claim '{claim.id}': policies(quick={quick})", tuple(found))
-    return tuple(found)
 
 
 def _options(claim: Claim, policy: str, family: Family) -> list:
@@ -305,8 +286,8 @@ def judge(claim: Claim, instance, time_limit: float | None = None, policy=None) 
         raise InputError(f"judge: claim '{claim.id}' is about a class of policies; give "
                          "policy=, the member to run", "policy")
     if policy is not None:
-        _check_policy(f"judge: claim '{claim.id}'", policy)
-    name, _ = _policy(claim, claim.policy if policy is None else policy)
+        check_policy(f"judge: claim '{claim.id}'", policy)
+    name, _ = registered(f"claim '{claim.id}'", claim.policy if policy is None else policy)
     family = _family(claim, [instance])
     return _judge(claim, instance, _options(claim, name, family)[0], time_limit)
 
@@ -335,8 +316,14 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     out_dir = os.fspath(out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
-    members = _class(claim, quick) if claim.is_class else (claim.policy,)
-    ready = [(*_policy(claim, m), None) for m in members]  # every member before any run
+    who = f"claim '{claim.id}'"
+    if isinstance(claim.policy, tuple):
+        members = claim.policy
+    elif claim.is_class:
+        members = generated(who, claim.policy, quick)
+    else:
+        members = (claim.policy,)
+    ready = [(*registered(who, m), None) for m in members]  # every member before any run
     ready = [(name, plugin, _options(claim, name, family)) for name, plugin, _ in ready]
     if len({name for name, _, _ in ready}) < len(ready):
         raise InputError(f"claim '{claim.id}': the class lists a policy twice: "
@@ -348,7 +335,8 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     said = dict(id=claim.id, statement=claim.statement,
                 conditions=claim.conditions or family.scope)
     if claim.is_class:
-        said.update(class_verdict(claim, family, [n for n, _, _ in ready], found))
+        said.update(class_verdict(claim, family, _range(family)["scope"],
+                                  [n for n, _, _ in ready], found))
     else:
         said.update(found[0])
     check_record(said, said["form"], quantifier_of(said["form"])
@@ -377,6 +365,12 @@ def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
         rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
                          labels=inst.labels, **numbers))
     return Judged(claim=claim, policy=policy, family=family, rows=rows,
-                  range_kind=family.kind, inside=inside, save=save,
+                  range_kind=_range(family)["kind"], range_scope=_range(family)["scope"],
+                  inside=inside, save=save,
                   rejudge=lambda inst, i: _judge(claim, inst, options[i], time_limit),
                   save_as=f"{claim.id}-{policy}" if claim.is_class else claim.id)
+
+
+def _range(family: Family) -> dict:
+    """The basis kind a family supports and the range its scope names."""
+    return dict(kind=family.kind, scope=family.scope)

@@ -25,8 +25,9 @@ class Judged:
     """One policy's run over a claim's family, as the conclusions read it.
 
     ``rows`` are :func:`theory.check`'s per-instance rows (index, status, steps, labels,
-    the run options and the bound's numbers); ``range_kind`` the basis kind the family
-    supports (``search``, or ``exhaustive`` for an enumerated range); ``inside`` each
+    the run options and the bound's numbers); ``range_kind`` and ``range_scope`` the basis
+    the family supports (kind ``search``, or ``exhaustive`` for an enumerated range) and
+    the range it names; ``inside`` each
     sub-range's membership of every instance; ``save(instance, name)`` writes an instance
     with its replay lines; ``rejudge(instance, index)`` judges a changed instance with the
     run options of instance ``index`` (for shrinking); ``save_as`` names the saved files.
@@ -37,6 +38,7 @@ class Judged:
     family: Family
     rows: list
     range_kind: str
+    range_scope: str
     inside: dict
     save: Callable
     rejudge: Callable

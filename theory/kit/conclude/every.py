@@ -5,7 +5,7 @@ search; an instance whose OPT's bounds straddle the limit leaves it inconclusive
 from __future__ import annotations
 
 from theory.claims.base import by_subrange
-from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
+from theory.claims.verdicts import (DECIDING, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     VIOLATED, basis)
 from theory.kit.bounds import BROKEN, UNDECIDED
 from theory.kit.conclude import Judged, numbers_text
@@ -18,7 +18,7 @@ def conclude(j: Judged) -> dict:
     claim, rows = j.claim, j.rows
     broken, undecided = j.with_status(BROKEN), j.with_status(UNDECIDED)
     kind = j.range_kind if not undecided else SEARCH
-    based = basis(kind, f"{j.family.scope}; {claim.bound.describe()} on each")
+    based = basis(kind, f"{j.range_scope}; {claim.bound.describe()} on each")
     if broken:  # every judgement before any file is saved
         first = min(broken, key=lambda r: r["steps"])
         small = shrink(j.instance(first),
@@ -45,6 +45,6 @@ def conclude(j: Judged) -> dict:
                              "is known only within bounds that straddle the limit",
                     would_decide="exact OPT on those instances: a larger time_limit, or "
                                  "smaller instances")
-    said = HOLDS if kind == EXHAUSTIVE else NOT_REFUTED
+    said = HOLDS if kind in DECIDING else NOT_REFUTED
     return dict(found, verdict=said, basis=based,
                 evidence=f"all {len(rows)} instances meet {claim.bound.describe()}")

@@ -20,9 +20,10 @@ from theory.claims.verdicts import (EVERY, HOLDS, INCONCLUSIVE, LOWER_EVERY_POLI
                                     label, verdict, weakest_kind)
 
 
-def class_verdict(claim, family, names: list, found: list) -> dict:
+def class_verdict(claim, family, scope: str, names: list, found: list) -> dict:
     """The verdict record of ``claim``, about a class, from its members' records
-    ``found`` (one per name of ``names``), its sub-ranges' too."""
+    ``found`` (one per name of ``names``), its sub-ranges' too; ``scope`` names the
+    range of instances."""
     forms = {f["form"] for f in found}
     lower = claim.bound.quantifier == SOME or LOWER_EVERY_POLICY in forms | {claim.form}
     form = LOWER_EVERY_POLICY if lower else (claim.form or next(iter(forms - {None}), None))
@@ -31,13 +32,13 @@ def class_verdict(claim, family, names: list, found: list) -> dict:
            f"the {len(names)} policies policies() gave ({', '.join(names)}), a sample of "
            "the class")
     quantifier = claim.bound.quantifier
-    head = combine(list(zip(names, found)), f"{who}; {family.scope}", quantifier, listed, form)
+    head = combine(list(zip(names, found)), f"{who}; {scope}", quantifier, listed, form)
     parts = None
     if claim.subranges:
         parts = []
         for k, name in enumerate(claim.subranges):
             mine = [(n, f["subranges"][k]) for n, f in zip(names, found)]
-            part = combine(mine, f"{who}; {family.scope}; part {name}", quantifier, listed, form)
+            part = combine(mine, f"{who}; {scope}; part {name}", quantifier, listed, form)
             parts.append(dict(part, range=name, runs=sum(p.get("runs", 0) for _, p in mine)))
     members = [dict(policy=n, **{k: f[k] for k in ("verdict", "basis", "evidence", "instance",
                                                    "would_decide", "measured") if f.get(k)})

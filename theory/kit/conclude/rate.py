@@ -18,13 +18,13 @@ _KEYS = ("verdict", "basis", "evidence", "would_decide", "form", "measured", "wi
 
 def conclude(j: Judged) -> dict:
     """The verdict of a growth bound over ``j``'s rows."""
-    said = _concluded(j, j.rows, j.family.scope, j.save_as)
+    said = _concluded(j, j.rows, j.range_scope, j.save_as)
     parts = None
     if j.claim.subranges:
         parts = []
         for name, inside in j.inside.items():
             mine = [r for r in j.rows if inside[r["index"]]]
-            part = _concluded(j, mine, f"{j.family.scope}; part {name}", None)
+            part = _concluded(j, mine, f"{j.range_scope}; part {name}", None)
             part.pop("measured", None)
             parts.append(dict(part, range=name, runs=len(mine)))
     measured = dict(instances=len(j.rows), rows=j.rows, **said.pop("measured", {}))

@@ -9,8 +9,8 @@ instance where the bound's ``score`` is largest) as the instance a violated verd
 
 from __future__ import annotations
 
-from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_FOUND, SEARCH,
-                                    SOME_INSTANCE, VIOLATED, WITNESS, basis, verdict)
+from theory.claims.verdicts import (HOLDS, INCONCLUSIVE, NOT_FOUND, SEARCH, SOME_INSTANCE,
+                                    VIOLATED, WHOLE_RANGE, WITNESS, basis, verdict)
 from theory.kit.bounds import UNDECIDED
 from theory.kit.bounds import WITNESS as A_WITNESS
 from theory.kit.conclude import Judged, numbers_text
@@ -21,7 +21,7 @@ _DECIDE = ("exact OPT where its bounds straddle the limit: a larger time_limit, 
 
 def conclude(j: Judged) -> dict:
     """The verdict of a "for some instance" bound over ``j``'s rows."""
-    said = _part(j, j.rows, j.family.scope, j.save_as)
+    said = _part(j, j.rows, j.range_scope, j.save_as)
     measured = dict(instances=len(j.rows), witnesses=len(j.with_status(A_WITNESS)),
                     undecided=len(j.with_status(UNDECIDED)), rows=j.rows)
     if "numbers" in said:
@@ -31,7 +31,7 @@ def conclude(j: Judged) -> dict:
         parts = []
         for name, inside in j.inside.items():
             mine = [r for r in j.rows if inside[r["index"]]]
-            part = _part(j, mine, f"{j.family.scope}; part {name}", None)
+            part = _part(j, mine, f"{j.range_scope}; part {name}", None)
             part.pop("numbers", None)
             parts.append(verdict(part.pop("verdict"), part.pop("basis"), part.pop("evidence"),
                                  form=SOME_INSTANCE, range=name, runs=len(mine), **part))
@@ -60,17 +60,17 @@ def _part(j: Judged, rows: list, scope: str, save_as: str | None) -> dict:
                     evidence=f"{len(witnesses)} of {len(rows)} instances are witnesses of "
                              f"{bound}; the smallest ({first['steps']} steps): "
                              + numbers_text(_own(first)))
-    if j.range_kind == EXHAUSTIVE and not undecided:
+    if j.range_kind in WHOLE_RANGE and not undecided:
         nearest = _nearest(j, rows)
         return dict(verdict=VIOLATED, instance=save(nearest), numbers=_own(nearest),
-                    basis=basis(EXHAUSTIVE, f"{scope}; {bound} sought on each"),
+                    basis=basis(j.range_kind, f"{scope}; {bound} sought on each"),
                     evidence=f"none of the {len(rows)} instances of the range is a witness "
                              f"of {bound}; the nearest ({nearest['steps']} steps): "
                              + numbers_text(_own(nearest)))
     straddle = f"; on {len(undecided)} OPT's bounds straddle the limit" if undecided else ""
     found = dict(basis=basis(SEARCH, f"{scope}; {bound} sought on each"),
                  evidence=f"no witness of {bound} among {len(rows)} instances{straddle}")
-    if j.range_kind == EXHAUSTIVE:  # the whole range, but not every instance decided
+    if j.range_kind in WHOLE_RANGE:  # the whole range, but not every instance decided
         return dict(found, verdict=INCONCLUSIVE, would_decide=_DECIDE)
     return dict(found, verdict=NOT_FOUND, **({"would_decide": _DECIDE} if undecided else {}))
 
