@@ -336,3 +336,14 @@ def test_the_guides_rate_claim_comes_back_as_it_says(tmp_path):
     exec(block, space)
     result = theory.check(space["REGRET"], out_dir=str(tmp_path))
     assert result.verdict == verdicts.VIOLATED and result.instance["steps"] == 800
+
+
+def test_a_family_without_scales_is_one_line_naming_the_claim(p_phase, tmp_path):
+    unlabelled = [Instance(inst.trace, inst.options) for inst in list(p_phase)[:2]]
+    claim = theory.Claim(id="no-scale", statement="s", policy="solar",
+                         params={"tau": 2 * LAM}, instances=unlabelled,
+                         bound=theory.bounds.competitive_at_most(3))
+    with pytest.raises(InputError) as err:
+        theory.check(claim, out_dir=str(tmp_path))
+    assert str(err.value).startswith("claim 'no-scale'") and "labels['scale']" in str(err.value)
+    assert "\n" not in str(err.value) and not list(tmp_path.iterdir())
