@@ -5,7 +5,7 @@ bound here measures one number per instance (its ``judge`` always answers ``ok``
 number) and judges the family at once (its ``conclude``), by the rules of docs/claims.md,
 "What a run may conclude", with the basis ``growth``:
 
-**Rates** (:func:`rate_at_most`, :func:`rate_at_least`).  The quantity (``of``: the
+**Rates** (:func:`theory.bounds.rate_at_most`, :func:`~theory.bounds.rate_at_least`).  The quantity (``of``: the
 eviction regret of Definition 2.3, the cost, the number of modifications, the excess
 cost − OPT, or a function of yours) is divided by f(K, T) and its growth fitted
 (:func:`theory.kit.fit.growth_fit`): the slope of log(value/f) on log T within each K
@@ -16,17 +16,17 @@ its 95 % interval clears the bound by :data:`~theory.claims.verdicts.MARGIN` (0.
 - O(f) is **violated** when some slope's interval lies above +MARGIN; otherwise it is
   **not refuted** (an asymptotic upper bound: runs never confirm it);
 - Ω(f) is **violated** when some slope's interval lies below −MARGIN, or when the quantity
-  is 0 at every T of a K (value/f is 0, no positive multiple of f below it); otherwise
+  is 0 at every T of a K (no positive multiple of f stays below it); otherwise
   **not refuted**;
-- **inconclusive** when no K has three distinct T (or no fit is defined: a mean value ≤ 0
-  at some T); the record says what would decide.
+- **inconclusive** when no K has three distinct T and no T three K, or no fit is defined
+  (a mean value ≤ 0 at some T); the record says what would decide.
 
 A value known only within bounds counts on the side that can refute: O(f) is fitted on its
 lower end (the regret against the feasible ``greedy`` comparator; cost − OPT's upper bound),
 Ω(f) on its upper end, so an instance with no upper end (the greedy comparator) cannot
 refute Ω(f).
 
-**The additive form** (:func:`competitive_at_most`).  cost ≤ c·OPT + b for some constant b
+**The additive form** (:func:`theory.bounds.competitive_at_most`).  cost ≤ c·OPT + b for some constant b
 is judged along a family that carries each instance's scale (``labels["scale"]``, or a
 ``scale`` function of the instance).  The excess e = cost − c·OPT is measured against
 OPT's feasible upper bound (a lower bound on e; exact when OPT is exact) and fitted
