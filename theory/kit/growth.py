@@ -5,13 +5,14 @@ bound here measures one number per instance (its ``judge`` always answers ``ok``
 number) and judges the family at once (its ``conclude``), by the rules of docs/claims.md,
 "What a run may conclude", with the basis ``growth``:
 
-**Rates** (:func:`theory.bounds.rate_at_most`, :func:`~theory.bounds.rate_at_least`).  The quantity (``of``: the
-eviction regret of Definition 2.3, the cost, the number of modifications, the excess
-cost − OPT, or a function of yours) is divided by f(K, T) and its growth fitted
-(:func:`theory.kit.fit.growth_fit`): the slope of log(value/f) on log T within each K
-(replicates, e.g. seeds, at one (K, T) are averaged and bootstrapped), and on log K within
-each T that has at least three K.  A slope is a local rate, so it refutes a bound only when
-its 95 % interval clears the bound by :data:`~theory.claims.verdicts.MARGIN` (0.25):
+**Rates** (:func:`theory.bounds.rate_at_most`, :func:`~theory.bounds.rate_at_least`). The
+quantity (``of``: the eviction regret of Definition 2.3, the cost, the number of
+modifications, the excess cost − OPT, or a function of yours) is divided by f(K, T) and
+its growth fitted (:func:`theory.kit.fit.growth_fit`): the slope of log(value/f) on log T
+within each K (replicates, e.g. seeds, at one (K, T) are averaged and bootstrapped), and
+on log K within each T that has at least three K. A slope is a local rate, so it refutes a
+bound only when its 95 % interval clears the bound by
+:data:`~theory.claims.verdicts.MARGIN` (0.25):
 
 - O(f) is **violated** when some slope's interval lies above +MARGIN; otherwise it is
   **not refuted** (an asymptotic upper bound: runs never confirm it);
@@ -26,17 +27,17 @@ lower end (the regret against the feasible ``greedy`` comparator; cost − OPT's
 Ω(f) on its upper end, so an instance with no upper end (the greedy comparator) cannot
 refute Ω(f).
 
-**The additive form** (:func:`theory.bounds.competitive_at_most`).  cost ≤ c·OPT + b for some constant b
-is judged along a family that carries each instance's scale (``labels["scale"]``, or a
-``scale`` function of the instance).  The excess e = cost − c·OPT is measured against
-OPT's feasible upper bound (a lower bound on e; exact when OPT is exact) and fitted
-linearly on the scale.  It **grows** (violated) when three things hold: the slope's 95 %
-interval lies above 0; over the larger half of the scales the slope's interval stays above
-MARGIN × the whole family's slope (an excess that levels off, bounded, has a slope near 0
-there; steady growth keeps it); and the mean excess at the largest scale is above the one at
-the smallest.  Otherwise **not refuted**, with the largest excess; **inconclusive** with
-fewer than five distinct scales, or when only the excess against OPT's lower bound grows
-(exact OPT would decide).
+**The additive form** (:func:`theory.bounds.competitive_at_most`). cost ≤ c·OPT + b for
+some constant b is judged along a family that carries each instance's scale
+(``labels["scale"]``, or a ``scale`` function of the instance). The excess e = cost −
+c·OPT is measured against OPT's feasible upper bound (a lower bound on e; exact when OPT
+is exact) and fitted linearly on the scale. It **grows** (violated) when three things
+hold: the slope's 95 % interval lies above 0; over the larger half of the scales the
+slope's interval stays above MARGIN × the whole family's slope (an excess that levels off,
+bounded, has a slope near 0 there; steady growth keeps it); and the mean excess at the
+largest scale is above the one at the smallest. Otherwise **not refuted**, with the
+largest excess; **inconclusive** with fewer than five distinct scales, or when only the
+excess against OPT's lower bound grows (exact OPT would decide).
 
 >>> from theory.bounds import rate_at_least, rate_at_most
 >>> b = rate_at_most(lambda K, T: T ** 0.5)
