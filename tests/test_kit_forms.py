@@ -11,9 +11,9 @@ import theory
 from simulator.errors import InputError
 from theory import bounds, families
 from theory.claims import verdicts
-from theory.claims.verdicts import (CLOSED_FORM, CONSTRUCTION, EXHAUSTIVE, GROWTH, HOLDS,
-                                    INCONCLUSIVE, NOT_FOUND, NOT_REFUTED, SEARCH, VIOLATED,
-                                    WITNESS)
+from theory.claims.verdicts import (CLOSED_FORM, CONSTRUCTION, DECLARED, EXHAUSTIVE, GROWTH,
+                                    HOLDS, INCONCLUSIVE, NOT_FOUND, NOT_REFUTED, SEARCH,
+                                    VIOLATED, WITNESS)
 
 CYCLING = dict(items_per_topic=1, dim=8)
 
@@ -28,11 +28,14 @@ def cycling(topics, **grid) -> families.Family:
 def fams():
     over = cycling(lambda K: K + 1, capacity=[1, 2], top_k=[1], steps=[4, 8])
     fits = cycling(lambda K: K, capacity=[1, 2], top_k=[1], steps=[4, 8])
+    # ranges declared whole by hand (the author's word: basis "declared")
     return dict(over=over, fits=fits, mixed=fits + over,
                 fits_all=families.Family(fits.instances, "every fitting cycling instance "
                                          "of this grid", kind="exhaustive"),
                 over_all=families.Family(over.instances, "every over-full cycling instance "
-                                         "of this grid", kind="exhaustive"))
+                                         "of this grid", kind="exhaustive"),
+                paging=families.exhaustive("paging", length=6, pages=3, capacity=[2],
+                                           exact_length=True))
 
 
 def claim(id, bound, instances, policy="fifo", **more):
@@ -72,7 +75,7 @@ def test_no_witness_in_a_search_is_not_found_and_over_a_whole_range_violated(fam
     assert "shrunk" not in found.measured and found.instance is None  # nothing broke
     whole = theory.check(claim("far-all", bounds.ratio_reaches(1.1), fams["fits_all"]),
                          out_dir=str(tmp_path))
-    assert whole.verdict == VIOLATED and whole.basis["kind"] == EXHAUSTIVE
+    assert whole.verdict == VIOLATED and whole.basis["kind"] == DECLARED
     assert whole.instance["steps"] in {x["steps"] for x in whole.measured["rows"]}
     assert whole.measured["nearest"]["ratio_lower"] < 1.1
 
@@ -88,6 +91,15 @@ def test_an_existential_predicate_and_its_sub_ranges(fams, tmp_path):
     assert [(p["range"], p["verdict"]) for p in r.subranges] == \
         [("fits", NOT_FOUND), ("over", HOLDS)]
     assert r.subranges[1]["instance"]["reproduce"]
+
+
+def test_straddling_bounds_leave_an_existential_open(fams, tmp_path):
+    straddles = bounds.Bound("OPT straddles c", lambda run, opt, inst: ("undecided", {}),
+                             quantifier="some")
+    searched = theory.check(claim("open", straddles, fams["fits"]), out_dir=str(tmp_path))
+    assert searched.verdict == NOT_FOUND and "time_limit" in searched.would_decide
+    whole = theory.check(claim("open-all", straddles, fams["fits_all"]), out_dir=str(tmp_path))
+    assert whole.verdict == INCONCLUSIVE and "time_limit" in whole.would_decide
 
 
 def test_a_ratio_reaches_only_against_a_feasible_schedule():
@@ -127,7 +139,11 @@ def test_an_upper_bound_holds_for_a_listed_class_over_a_whole_range_only(fams, t
     bound = bounds.modifications_at_most(lambda T: T)
     listed = theory.check(claim("cls-n", bound, fams["over_all"], policy=["fifo", "lru"]),
                           out_dir=str(tmp_path))
-    assert listed.verdict == HOLDS and listed.basis["kind"] == EXHAUSTIVE
+    assert listed.verdict == HOLDS and listed.basis["kind"] == DECLARED
+    assert listed.basis["scope"].startswith("every one of fifo, lru; declared exhaustive")
+    enumerated = theory.check(claim("cls-pg", bound, fams["paging"], policy=["fifo", "lru"]),
+                              out_dir=str(tmp_path))
+    assert enumerated.verdict == HOLDS and enumerated.basis["kind"] == EXHAUSTIVE
     generated = theory.check(claim("gen-n", bound, fams["over_all"],
                                    policy=lambda quick: ["fifo", "lru"]),
                              out_dir=str(tmp_path))
@@ -194,11 +210,12 @@ def test_a_growth_bound_concludes_once_and_saves_its_witness(fams, tmp_path):
 
 # what each quantifier allows, written out from docs/claims.md independently of RULES
 ALLOWED = {
-    "every": {HOLDS: {EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION}, VIOLATED: "any",
+    "every": {HOLDS: {EXHAUSTIVE, DECLARED, CLOSED_FORM, CONSTRUCTION}, VIOLATED: "any",
               NOT_REFUTED: "any", INCONCLUSIVE: "any"},
-    "some": {HOLDS: {EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION, WITNESS},
-             VIOLATED: {EXHAUSTIVE, CLOSED_FORM}, NOT_FOUND: {SEARCH}, INCONCLUSIVE: "any"},
-    "growth": {HOLDS: {CLOSED_FORM}, VIOLATED: {GROWTH, CLOSED_FORM, EXHAUSTIVE},
+    "some": {HOLDS: {EXHAUSTIVE, DECLARED, CLOSED_FORM, CONSTRUCTION, WITNESS},
+             VIOLATED: {EXHAUSTIVE, DECLARED, CLOSED_FORM}, NOT_FOUND: {SEARCH},
+             INCONCLUSIVE: "any"},
+    "growth": {HOLDS: {CLOSED_FORM}, VIOLATED: {GROWTH, CLOSED_FORM, EXHAUSTIVE, DECLARED},
                NOT_REFUTED: {GROWTH, SEARCH}, INCONCLUSIVE: "any"},
 }
 
@@ -250,7 +267,11 @@ def test_no_verdict_of_a_battery_of_claims_contradicts_its_quantifier(fams, tmp_
                claim("b5", reach, fams["fits"], policy=lambda q: ["fifo", "lru"]),
                claim("b6", n, fams["over_all"], policy=["fifo", "lru"], subranges=parts),
                claim("b7", bounds.ratio_at_most(1.2), fams["over"], subranges=parts),
-               claim("b8", growth(NOT_REFUTED), fams["over"], subranges=parts)]
+               claim("b8", growth(NOT_REFUTED), fams["over"], subranges=parts),
+               claim("b9", growth(VIOLATED, witness=1), fams["over"], policy=["fifo", "lru"],
+                     subranges=parts),
+               claim("b10", bounds.ratio_reaches(2), fams["paging"], policy="lru"),
+               claim("b11", n, fams["paging"], policy=lambda q: ["fifo", "lru"])]
     seen = set()
     for c in battery:
         r = theory.check(c, out_dir=str(tmp_path))
@@ -262,6 +283,37 @@ def test_no_verdict_of_a_battery_of_claims_contradicts_its_quantifier(fams, tmp_
             if rec["verdict"] == VIOLATED:
                 assert rec.get("instance"), (c.id, rec)
             seen.add((q, rec["verdict"], rec["basis"]["kind"]))
+        if c.id == "b9":  # a rate over a class, with no upper form: a lower bound
+            assert r.form == verdicts.LOWER_EVERY_POLICY and r.verdict == VIOLATED
     # the battery reaches every verdict of the existential form it can give from runs
     assert {("some", HOLDS, WITNESS), ("some", NOT_FOUND, SEARCH),
-            ("some", VIOLATED, EXHAUSTIVE)} <= seen
+            ("some", VIOLATED, EXHAUSTIVE), ("some", VIOLATED, DECLARED)} <= seen
+
+
+def test_judging_one_instance_of_a_class_names_the_member(fams):
+    c = claim("one", bounds.ratio_reaches(1.1), fams["over"], policy=["fifo", "lru"])
+    with pytest.raises(InputError, match="give policy="):
+        theory.kit.judge(c, fams["over"].instances[0])
+    status, numbers = theory.kit.judge(c, fams["over"].instances[0], policy="lru")
+    assert status == "witness" and numbers["ratio_lower"] >= 1.1
+
+
+def test_a_paging_claim_compares_with_belady(fams, tmp_path):
+    import numpy as np
+
+    from simulator.instance import Instance
+    from simulator.trace import PagingTrace
+
+    every = fams["paging"]  # every sequence over <= 3 pages of length 6, K = 2
+    reach = theory.check(claim("lru-reach", bounds.ratio_reaches(1.5), every, policy="lru"),
+                         out_dir=str(tmp_path))
+    assert reach.verdict == HOLDS and reach.measured["witness"]["cost"] >= \
+        1.5 * reach.measured["witness"]["opt_upper"] > 0
+    assert reach.instance["reproduce"][-1].split("--policy ")[1].startswith("belady ")
+    k = theory.check(claim("lru-k", bounds.ratio_reaches(2), every, policy="lru"),
+                     out_dir=str(tmp_path))
+    assert k.verdict == VIOLATED and k.basis["kind"] == EXHAUSTIVE  # K only as they grow
+    sized = [Instance(PagingTrace.from_requests(np.array([0, 1, 0]), sizes=np.array([1, 2, 1])),
+                      {"capacity": 2})]
+    with pytest.raises(InputError, match="Belady, optimal only with unit sizes"):
+        theory.check(claim("sized", bounds.ratio_reaches(2), sized), out_dir=str(tmp_path))

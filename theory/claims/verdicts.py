@@ -12,6 +12,9 @@ conclude").  The **basis** names the evidence:
 ``construction``
     the proof's own instance family, measured exactly (or, for a random model, with the
     seeds' interval);
+``declared``
+    a range the claim's author declares exhaustive (a ``Family(kind="exhaustive")`` built
+    by hand); the kit cannot check a declaration, so its scope says whose word it is;
 ``witness``
     one instance, found by us, on which an existential statement is certified: the policy
     run exactly and OPT's feasible upper bound (so the ratio it shows is a lower bound on
@@ -24,13 +27,15 @@ conclude").  The **basis** names the evidence:
 The **quantifier** is what the statement says of its instances (:data:`QUANTIFIERS`):
 
 ``every`` (an upper bound, "for every instance")
-    ``holds`` only from ``exhaustive``, ``closed form`` or ``construction``, over the range
-    their scope names; ``violated`` by one instance; ``not refuted`` after a search or a fit.
+    ``holds`` only from ``exhaustive``, ``declared`` (the author's word, and labelled so),
+    ``closed form`` or ``construction``, over the range their scope names; ``violated`` by
+    one instance; ``not refuted`` after a search or a fit.
 ``some`` (a policy's lower bound, "for some instance", "the ratio reaches c")
     ``holds`` with a witness (or a closed form or construction that exhibits one);
-    ``violated`` only when a whole range was enumerated (``exhaustive``) or a closed form
-    shows none exists; after a search without a witness, ``not found`` — a search cannot
-    show that no instance exists, so never ``violated`` and never ``not refuted``.
+    ``violated`` only when a whole range was enumerated (``exhaustive``, or ``declared``)
+    or a closed form shows none exists; after a search without a witness, ``not found``:
+    a search cannot show that no instance exists, so never ``violated`` and never ``not
+    refuted``.
 ``growth`` (a rate, O(f) or Ω(f), or an additive form judged along a scaled family)
     ``holds`` only from a closed form; ``violated`` by a fitted rate whose interval clears
     the bound; else ``not refuted``.
@@ -64,11 +69,11 @@ VERDICTS = (HOLDS, VIOLATED, NOT_REFUTED, INCONCLUSIVE, NOT_FOUND)
 
 EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION = "exhaustive", "closed form", "construction"
 WITNESS = "witness"
-SEARCH, GROWTH = "search", "growth"
+DECLARED, SEARCH, GROWTH = "declared", "search", "growth"
 # from the strongest evidence to the weakest (weakest() picks the last of its parts')
-BASES = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION, WITNESS, SEARCH, GROWTH)
-DECIDING = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION)  # the bases that may give "holds"
-WHOLE_RANGE = (EXHAUSTIVE,)  # the bases that saw every instance of their range
+BASES = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION, DECLARED, WITNESS, SEARCH, GROWTH)
+DECIDING = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION, DECLARED)  # the bases that may give "holds"
+WHOLE_RANGE = (EXHAUSTIVE, DECLARED)  # the bases that saw every instance of their range
 
 # A fitted exponent refutes a bound only when its 95 % interval clears the bound's exponent
 # by this much: finite horizons bend local slopes (√(T log T) has slope 0.5 + 1/(2 ln T);
@@ -136,6 +141,8 @@ def check(said: str, based_on: dict | None, form: str | None = None,
         raise ValueError(f"verdict must be one of {VERDICTS}, got {said!r}")
     if not isinstance(based_on, dict) or based_on.get("kind") not in BASES:
         raise ValueError(f"every verdict names its basis, one of {BASES}")
+    if form is not None and form not in FORMS:
+        raise ValueError(f"form must be None or one of {FORMS}, got {form!r}")
     if quantifier is None:
         quantifier = quantifier_of(form)
     if quantifier not in QUANTIFIERS:

@@ -18,7 +18,9 @@ instances, the bound's quantifier (:mod:`theory.kit.conclude`, docs/claims.md):
 
 - *for every instance* (``ratio_at_most`` and the others): ``violated`` with the smallest
   breaking instance, shrunk to one where every step matters (:mod:`theory.kit.shrink`);
-  ``holds`` only over an enumerated range, every instance decided; ``not refuted (n)``
+  ``holds`` only over an enumeration of :func:`theory.families.exhaustive` (basis
+  ``exhaustive``) or a family its author declares exhaustive (basis ``declared``, the
+  author's word), every instance decided; ``not refuted (n)``
   after a search; ``inconclusive`` when nothing broke but OPT's bounds straddle the limit
   somewhere (more time, or smaller instances, would decide);
 - *for some instance* (``ratio_reaches``): ``holds`` with the smallest witness; ``not found
@@ -59,6 +61,7 @@ from theory.claims.verdicts import (SOME, UNCONFIRMABLE, UPPER_ASYMPTOTIC, check
                                     quantifier_of)
 from theory.kit.conclude import Judged, conclude
 from theory.kit.conclude.policies import class_verdict
+from theory.kit.exhaustive import family_basis
 from theory.kit.families import Family, as_family
 from theory.kit.members import check_policy, generated, is_generator, registered
 from theory.kit.user_code import call, is_bool, is_finite, shown
@@ -267,12 +270,12 @@ def _inside(claim: Claim, family: Family) -> dict:
 def _judge(claim: Claim, instance, options, time_limit, best=None) -> tuple:
     """(status, numbers) of ``instance``; ``best`` its OPT if already known."""
     from simulator.runner import run
-    from theory.opt import opt_with
+    from theory.kit.optimum import optimum
 
     with _blame(claim):
         result = run(instance.trace, options=options)
         if best is None and claim.bound.needs_opt:
-            best = opt_with(instance.trace, options, time_limit=time_limit)
+            best = optimum(instance.trace, options, time_limit)
     with _blame(claim, f"bound '{claim.bound.describe()}'"):
         return claim.bound.apply(result, best, instance)
 
@@ -282,6 +285,9 @@ def judge(claim: Claim, instance, time_limit: float | None = None, policy=None) 
     statement about some instance: ``witness``, ``no`` or ``undecided``).  For a claim
     about a class, ``policy`` names the member to run."""
     _check_arguments(claim, time_limit, "judge")
+    if claim.evidence is not None:
+        raise InputError(f"judge: claim '{claim.id}' gives evidence(quick, out_dir), not a "
+                         "bound to judge one instance by; run it with theory.check", "claim")
     if policy is None and claim.is_class:
         raise InputError(f"judge: claim '{claim.id}' is about a class of policies; give "
                          "policy=, the member to run", "policy")
@@ -304,8 +310,8 @@ def _check_arguments(claim, time_limit, caller: str) -> None:
 
 def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-out",
           quick: bool = False) -> ClaimResult:
-    """Judge ``claim`` over its instances (the module docstring); a
-    :class:`theory.claims.base.ClaimResult` as ``semcache claims`` prints it."""
+    """Judge ``claim`` over its instances (the module docstring), or run its ``evidence``
+    hook; a :class:`theory.claims.base.ClaimResult` as ``semcache claims`` prints it."""
     import time
 
     _check_arguments(claim, time_limit, "check")
@@ -314,6 +320,8 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     if not isinstance(out_dir, (str, os.PathLike)) or not os.fspath(out_dir):
         raise InputError(f"out_dir must be a folder's path, got {out_dir!r}", "out_dir")
     out_dir = os.fspath(out_dir)
+    if claim.evidence is not None:  # an experiment of its own: its hook decides
+        return claim.run(quick, out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
     who = f"claim '{claim.id}'"
@@ -347,20 +355,26 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
 def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
             opts) -> Judged:
     """``policy`` run and judged on every instance of ``family``."""
-    from theory.opt import opt_with
+    from simulator.trace import PagingTrace
+    from theory.kit.optimum import optimum
 
     def save(instance, name):
         model = dict(instance.options, policy=policy, **({"plugin": plugin} if plugin else {}))
         if claim.params:
             model["policy_params"] = dict(claim.params)
-        return save_instance(instance.trace, out_dir, name, model,
-                             with_opt=claim.bound.needs_opt)
+        paging = isinstance(instance.trace, PagingTrace)
+        saved = save_instance(instance.trace, out_dir, name, model,
+                              with_opt=claim.bound.needs_opt and not paging)
+        if claim.bound.needs_opt and paging:  # OPT is Belady's run: its replay line
+            saved["reproduce"] += save_instance(instance.trace, out_dir, name, dict(
+                instance.options, policy="belady"), with_opt=False)["reproduce"]
+        return saved
 
     rows = []
     for i, (inst, opt_options) in enumerate(zip(family, options)):
         if claim.bound.needs_opt and i not in opts:
             with _blame(claim):
-                opts[i] = opt_with(inst.trace, opt_options, time_limit=time_limit)
+                opts[i] = optimum(inst.trace, opt_options, time_limit)
         status, numbers = _judge(claim, inst, opt_options, time_limit, opts.get(i))
         rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
                          labels=inst.labels, **numbers))
@@ -372,5 +386,7 @@ def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
 
 
 def _range(family: Family) -> dict:
-    """The basis kind a family supports and the range its scope names."""
-    return dict(kind=family.kind, scope=family.scope)
+    """The basis kind a family supports and the range its scope names: ``exhaustive``
+    only for an enumeration of :func:`theory.families.exhaustive`, ``declared`` for a
+    family its author declares exhaustive (:func:`theory.kit.exhaustive.family_basis`)."""
+    return family_basis(family)

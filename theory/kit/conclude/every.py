@@ -1,6 +1,7 @@
 """For every instance: one broken instance violates the claim, shrunk to where every step
-matters; nothing broken holds only over an enumerated range, and is not refuted after a
-search; an instance whose OPT's bounds straddle the limit leaves it inconclusive."""
+matters; nothing broken holds only over an enumerated range (or, on its author's word, a
+declared one) and is not refuted after a search; an instance whose OPT's bounds straddle
+the limit leaves it inconclusive."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from theory.claims.base import by_subrange
 from theory.claims.verdicts import (DECIDING, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     VIOLATED, basis)
 from theory.kit.bounds import BROKEN, UNDECIDED
-from theory.kit.conclude import Judged, numbers_text
+from theory.kit.conclude.judged import Judged, numbers_text
 
 
 def conclude(j: Judged) -> dict:

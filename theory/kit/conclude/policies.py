@@ -16,8 +16,9 @@ no member failed, and the class:
 from __future__ import annotations
 
 from theory.claims.verdicts import (EVERY, HOLDS, INCONCLUSIVE, LOWER_EVERY_POLICY,
-                                    NOT_FOUND, NOT_REFUTED, SEARCH, SOME, VIOLATED, basis,
-                                    label, verdict, weakest_kind)
+                                    NOT_FOUND, NOT_REFUTED, RATE, SEARCH, SOME,
+                                    UPPER_ASYMPTOTIC, VIOLATED, basis, label, verdict,
+                                    weakest_kind)
 
 
 def class_verdict(claim, family, scope: str, names: list, found: list) -> dict:
@@ -25,7 +26,10 @@ def class_verdict(claim, family, scope: str, names: list, found: list) -> dict:
     ``found`` (one per name of ``names``), its sub-ranges' too; ``scope`` names the
     range of instances."""
     forms = {f["form"] for f in found}
-    lower = claim.bound.quantifier == SOME or LOWER_EVERY_POLICY in forms | {claim.form}
+    # a lower bound over the class: "some" bounds, and rates whose verdicts name no upper
+    # form (rate_at_least; rate_at_most and the additive form are asymptotic upper bounds)
+    lower = (claim.bound.quantifier == SOME or LOWER_EVERY_POLICY in forms | {claim.form}
+             or (claim.bound.quantifier == RATE and UPPER_ASYMPTOTIC not in forms))
     form = LOWER_EVERY_POLICY if lower else (claim.form or next(iter(forms - {None}), None))
     listed = isinstance(claim.policy, tuple)
     who = (f"every one of {', '.join(names)}" if listed else

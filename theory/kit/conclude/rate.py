@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from simulator.errors import InputError
 from theory.claims.verdicts import RATE, VIOLATED, check
-from theory.kit.conclude import Judged
+from theory.kit.conclude.judged import Judged
 from theory.kit.user_code import call, shown
 
 _KEYS = ("verdict", "basis", "evidence", "would_decide", "form", "measured", "witness")
@@ -34,7 +34,7 @@ def conclude(j: Judged) -> dict:
 
 def _concluded(j: Judged, rows: list, scope: str, save_as: str | None) -> dict:
     """``conclude(rows, scope)``'s answer, checked; a violated one with its instance."""
-    where = f"bound '{j.claim.bound.describe()}': conclude(rows, scope)"
+    where = f"claim '{j.claim.id}', bound '{j.claim.bound.describe()}': conclude(rows, scope)"
     if not rows:
         raise InputError(f"{where}: no instance in {scope}")
     said = call(j.claim.bound.conclude, where, [dict(r) for r in rows], scope)

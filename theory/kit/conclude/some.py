@@ -13,7 +13,7 @@ from theory.claims.verdicts import (HOLDS, INCONCLUSIVE, NOT_FOUND, SEARCH, SOME
                                     VIOLATED, WHOLE_RANGE, WITNESS, basis, verdict)
 from theory.kit.bounds import UNDECIDED
 from theory.kit.bounds import WITNESS as A_WITNESS
-from theory.kit.conclude import Judged, numbers_text
+from theory.kit.conclude.judged import Judged, numbers_text
 
 _DECIDE = ("exact OPT where its bounds straddle the limit: a larger time_limit, or smaller "
            "instances")
@@ -57,19 +57,19 @@ def _part(j: Judged, rows: list, scope: str, save_as: str | None) -> dict:
         return dict(verdict=HOLDS, instance=save(first), numbers=_own(first),
                     basis=basis(WITNESS, f"instance {first['index']} of {scope}: "
                                          f"{_where(first)}"),
-                    evidence=f"{len(witnesses)} of {len(rows)} instances are witnesses of "
-                             f"{bound}; the smallest ({first['steps']} steps): "
+                    evidence=f"{len(witnesses)} of {len(rows)} instances are witnesses; "
+                             f"the smallest ({first['steps']} steps): "
                              + numbers_text(_own(first)))
     if j.range_kind in WHOLE_RANGE and not undecided:
         nearest = _nearest(j, rows)
         return dict(verdict=VIOLATED, instance=save(nearest), numbers=_own(nearest),
                     basis=basis(j.range_kind, f"{scope}; {bound} sought on each"),
-                    evidence=f"none of the {len(rows)} instances of the range is a witness "
-                             f"of {bound}; the nearest ({nearest['steps']} steps): "
+                    evidence=f"none of the {len(rows)} instances of the range is a witness; "
+                             f"the nearest ({nearest['steps']} steps): "
                              + numbers_text(_own(nearest)))
     straddle = f"; on {len(undecided)} OPT's bounds straddle the limit" if undecided else ""
     found = dict(basis=basis(SEARCH, f"{scope}; {bound} sought on each"),
-                 evidence=f"no witness of {bound} among {len(rows)} instances{straddle}")
+                 evidence=f"no witness among {len(rows)} instances{straddle}")
     if j.range_kind in WHOLE_RANGE:  # the whole range, but not every instance decided
         return dict(found, verdict=INCONCLUSIVE, would_decide=_DECIDE)
     return dict(found, verdict=NOT_FOUND, **({"would_decide": _DECIDE} if undecided else {}))
