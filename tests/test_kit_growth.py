@@ -347,3 +347,17 @@ def test_a_family_without_scales_is_one_line_naming_the_claim(p_phase, tmp_path)
         theory.check(claim, out_dir=str(tmp_path))
     assert str(err.value).startswith("claim 'no-scale'") and "labels['scale']" in str(err.value)
     assert "\n" not in str(err.value) and not list(tmp_path.iterdir())
+
+
+def test_a_rate_over_a_class_of_policies(stationary, tmp_path):
+    """Ω(f) for every policy of a class is a lower bound over every policy: never holds,
+    refuted by the first member that falls behind f."""
+    def claim(f):
+        return theory.Claim(id="heuristics", statement="every heuristic's regret is Ω(f)",
+                            policy=["fifo", "lru"], instances=stationary,
+                            bound=theory.bounds.rate_at_least(f))
+
+    fine = theory.check(claim(lambda K, T: T), out_dir=str(tmp_path))
+    assert (fine.verdict, fine.form) == (verdicts.NOT_REFUTED, verdicts.LOWER_EVERY_POLICY)
+    broken = theory.check(claim(lambda K, T: T ** 1.5), out_dir=str(tmp_path))
+    assert broken.verdict == verdicts.VIOLATED and "fifo" in broken.evidence
