@@ -336,3 +336,42 @@ def _check_callable(where: str, name: str, fn, signature: str) -> None:
 
 def _name(f) -> str:
     return getattr(f, "__name__", "f")
+
+
+
+# statements about a family's growth; their measurement and judgement: theory.kit.growth
+from theory.kit.fit import growth_fit  # noqa: E402, F401 (theory.bounds.growth_fit)
+from theory.kit import growth  # noqa: E402
+
+
+def rate_at_most(f: Callable, of="regret", needs_opt: bool = False) -> Bound:
+    """The quantity ``of`` is O(f(K, T)), judged by its growth over the family
+    (:mod:`theory.kit.growth`: slopes with bootstrap intervals and the margin rule).
+
+    ``of``: ``"regret"`` (as :func:`regret_at_most` measures it: traces with latent
+    utilities), ``"cost"``, ``"modifications"``, ``"excess"`` (cost − OPT), or a function
+    ``of(run, opt, instance)`` returning a finite number (``needs_opt=True`` if it reads
+    ``opt``).
+    """
+    return _growth(growth.rate(f, of, needs_opt, upper=True))
+
+
+def rate_at_least(f: Callable, of="regret", needs_opt: bool = False) -> Bound:
+    """The quantity ``of`` is Ω(f(K, T)) (as :func:`rate_at_most`, the other direction)."""
+    return _growth(growth.rate(f, of, needs_opt, upper=False))
+
+
+def competitive_at_most(c: float, scale: Callable | None = None) -> Bound:
+    """cost ≤ c·OPT + b for some constant b, judged along a scaled family by the growth of
+    cost − c·OPT (:mod:`theory.kit.growth`); each instance's scale is
+    ``labels["scale"]``, or ``scale(instance)``."""
+    return _growth(growth.additive(c, scale))
+
+
+def _growth(parts: dict) -> Bound:
+    measure = parts.pop("measure")
+
+    def judge(run, opt, instance):  # a growth bound measures; its conclude judges
+        return OK, measure(run, opt, instance)
+
+    return Bound(judge=judge, quantifier=RATE, **parts)
