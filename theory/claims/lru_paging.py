@@ -29,10 +29,8 @@ from simulator.instance import Instance
 from simulator.runner import run
 from simulator.trace import PagingTrace
 from simulator.trace_formats import load
-from theory.claims.base import HOLDS, VIOLATED, save_instance
+from theory.claims.base import HOLDS, VIOLATED, save_policy_instance
 from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, basis, verdict
-from theory.kit import bounds, families
-from theory.kit.claim import Claim
 
 LONGEST = {True: {1: 8, 2: 7}, False: {1: 10, 2: 8, 3: 7}}  # K -> longest sequence
 
@@ -56,7 +54,7 @@ def _within_k_belady(run, opt, instance) -> tuple:
     return misses <= K * belady, {"ratio_over_K": misses / (K * belady)}
 
 
-def random_sequences(n: int) -> families.Family:
+def random_sequences(n: int) -> theory.families.Family:
     """``n`` seeded random request sequences: K = 1…8, K + 1 … 3K + 2 pages, T ≤ 299."""
     rng = np.random.default_rng(7)
     out = []
@@ -66,14 +64,14 @@ def random_sequences(n: int) -> families.Family:
         T = int(rng.integers(K + 1, 300))
         out.append(Instance(PagingTrace.from_requests(rng.integers(0, pages, T)),
                             {"capacity": K}, {"pages": pages}))
-    return families.Family(tuple(out), f"{n} seeded random sequences, K = 1…8, T ≤ 299, up "
+    return theory.families.Family(tuple(out), f"{n} seeded random sequences, K = 1…8, T ≤ 299, up "
                                         "to 3K + 2 pages")
 
 
 def random_claims(n: int) -> list:
     """"misses ≤ K·Belady" for LRU and for FIFO on the random sequences, with the kit."""
     sequences = random_sequences(n)
-    bound = bounds.predicate(_within_k_belady, "misses ≤ K·Belady's misses")
+    bound = theory.bounds.predicate(_within_k_belady, "misses ≤ K·Belady's misses")
     return [theory.Claim(id=f"lru-paging-{p}", statement=f"{p} misses at most K times "
                          "Belady's", policy=p, instances=sequences, bound=bound)
             for p in ("lru", "fifo")]
@@ -91,13 +89,21 @@ def exhaustive(quick: bool) -> dict:
                     ratio = _misses(trace, policy, K) / opt
                     worst = max(worst, ratio / K)
                     if ratio > K + 1e-12 and bad is None:
-                        bad = (f"{policy} misses {ratio:.3f}·Belady > K = {K} on {seq}",
-                               trace, K, policy)
+                        bad = _broken(f"{policy} misses {ratio:.3f}·Belady > K = {K} on "
+                                      f"{seq}", trace, K, policy)
                 checked += 1
     scope = ("every request sequence over K + 1 pages, up to relabelling, of length ≤ " +
              ", ".join(f"{n} (K = {K})" for K, n in LONGEST[quick].items()) +
              ", against Belady")
-    return dict(sequences=checked, max_ratio_over_K=worst, bad=bad, scope=scope)
+    sizes, lengths = list(LONGEST[quick]), list(LONGEST[quick].values())
+    span = (f"K ≤ {max(sizes)} (T ≤ {', '.join(map(str, lengths))} for K = "
+            f"{', '.join(map(str, sizes))}), K + 1 pages")
+    return dict(sequences=checked, max_ratio_over_K=worst, bad=bad, scope=scope, span=span)
+
+
+def _broken(problem: str, trace, K: int, policy: str) -> dict:
+    """What breaks the claim: the ``problem`` in words, the ``instance`` and its ``policy``."""
+    return dict(problem=problem, instance=Instance(trace, {"capacity": K}), policy=policy)
 
 
 def _misses(trace, policy, K):
@@ -122,16 +128,16 @@ def _check(quick: bool, out_dir: str) -> dict:
                 ratios.append(ratio)
                 rows.append(dict(K=K, policy=policy, steps=T, ratio=round(ratio, 4)))
             if bad is None and (ratios[-1] < 0.95 * K or ratios != sorted(ratios)):
-                bad = (f"{policy}: adversarial ratio {ratios} does not rise to K = {K}",
-                       trace, K, policy)
+                bad = _broken(f"{policy}: adversarial ratio {ratios} does not rise to K = {K}",
+                              trace, K, policy)
     n = 200 if quick else 3000
     kit = [theory.check(c, out_dir=out_dir) for c in random_claims(n)]
     worst = max(r["ratio_over_K"] for k in kit for r in k.measured["rows"])
     broken = next((k for k in kit if k.verdict == VIOLATED), None)
     if broken is not None and bad is None:
         inst = broken.instance
-        bad = (f"{broken.id}: {broken.evidence}", load(inst["trace"]),
-               inst["model"]["capacity"], inst["model"]["policy"])
+        bad = _broken(f"{broken.id}: {broken.evidence}", load(inst["trace"]),
+                      inst["model"]["capacity"], inst["model"]["policy"])
     every = exhaustive(quick)
     measured = dict(adversarial=rows, random_sequences=n, max_ratio_over_K=worst,
                     exhaustive=dict(sequences=every["sequences"],
@@ -142,11 +148,10 @@ def _check(quick: bool, out_dir: str) -> dict:
     search = kit[0].basis
     bad = bad or every["bad"]
     if bad is not None:
-        problem, trace, K, policy = bad
-        inst = save_instance(trace, out_dir, "lru_paging",
-                             dict(capacity=K, policy=policy), with_opt=False)
-        return dict(verdict=VIOLATED, basis=search, measured=measured, instance=inst,
-                    evidence=problem)
+        saved = save_policy_instance(bad["instance"], bad["policy"], out_dir, "lru_paging",
+                                     with_opt=False)
+        return dict(verdict=VIOLATED, basis=search, measured=measured, instance=saved,
+                    evidence=bad["problem"])
     last = [r for r in rows if r["steps"] == max(x["steps"] for x in rows if x["K"] == r["K"])]
     reached = ", ".join(f"{r['ratio']:.3f} (K={r['K']})" for r in last if r["policy"] == "lru")
     parts = [verdict(HOLDS, adversary, f"LRU/Belady rises to {reached}",
@@ -162,12 +167,15 @@ def _check(quick: bool, out_dir: str) -> dict:
                                                                        "adversary's "
                                                                        "construction"),
                 measured=measured, subranges=parts,
+                # "at most K" holds over a tiny range only: the table's cell says which
+                verdict_note=f"at most K: {every['span']}, exhaustive; beyond it not "
+                             "refuted (search)",
                 evidence=f"adversarial LRU/Belady reaches {reached}; LRU and FIFO stay ≤ "
                          f"K·Belady on all {every['sequences']} sequences of the exhaustive "
                          f"range and on {n} random ones")
 
 
-CLAIM = Claim(
+CLAIM = theory.Claim(
     id="lru-paging",
     title="LRU is exactly K-competitive (paging)",
     statement="Classical LRU has competitive ratio K in paging mode.",
