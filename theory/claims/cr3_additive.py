@@ -69,10 +69,12 @@ def judge(rows: list, c: float, scope: str) -> dict:
                     slope_larger_half=tail, per_phase=[round(float(s), 9) for s in steps])
     # NaN slopes (an excess <= 0 somewhere) compare False: not growth
     if slope > MARGIN and tail > MARGIN and (steps > 0).all():
+        rise = (f"exactly {steps[0]:.4g}" if np.ptp(steps) < 1e-9 else
+                f"{min(steps):.4g} to {max(steps):.4g}")
         return verdict(VIOLATED, based, f"{said}: it grows linearly in P (slope of log on "
-                       f"log P {slope:.3f}, {tail:.3f} over the larger half; "
-                       f"{min(steps):.4g} to {max(steps):.4g} per phase between consecutive "
-                       "P)", form=UPPER_ASYMPTOTIC, witness=last, measured=measured)
+                       f"log P {slope:.3f}, {tail:.3f} over the larger half; {rise} per "
+                       "phase between consecutive P)", form=UPPER_ASYMPTOTIC, witness=last,
+                       measured=measured)
     return verdict(NOT_REFUTED, based, f"{said}: it does not grow along the family (largest "
                    f"{excess[last]:.4g}, at P = {scales[last]})", form=UPPER_ASYMPTOTIC,
                    measured=measured)
