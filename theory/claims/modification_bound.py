@@ -55,11 +55,6 @@ SUBRANGES = {"K = 1": lambda r: r["capacity"] == 1, "λ = 0": lambda r: r["switc
              "fixed τ": lambda r: "tau" in r["params"], "EMA τ": lambda r: "tau" not in r["params"]}
 
 
-def _save(row: dict, out_dir: str, name: str) -> dict:
-    return save_policy_instance(row["instance"], row["policy"], out_dir, name,
-                                params=row["params"], with_opt=False)
-
-
 def _plain_row(row: dict) -> dict:
     """A row as the JSON record shows it: without its instance."""
     return {k: v for k, v in row.items() if k != "instance"}
@@ -134,13 +129,17 @@ def _check(quick: bool, out_dir: str) -> dict:
                            f"{100 if quick else 1000} random tiny instances (T ≤ 8)")
     measured["subranges"] = parts = by_subrange(
         rows, SUBRANGES, lambda r: r["holds"],
-        lambda r: _save(r, out_dir, f"thm5_2_{r['index']}"), search)
+        lambda r: save_policy_instance(r["instance"], r["policy"], out_dir,
+                                       f"thm5_2_{r['index']}", params=r["params"],
+                                       with_opt=False), search)
     gate = measured["exhaustive"] = exhaustive()
     broken = [r for r in rows if not r["holds"]]
     if broken:
         first = min(broken, key=lambda r: r["steps"])
         return dict(verdict=VIOLATED, basis=search, measured=measured, subranges=parts,
-                    instance=_save(first, out_dir, "thm5_2"),
+                    instance=save_policy_instance(first["instance"], first["policy"], out_dir,
+                                                  "thm5_2", params=first["params"],
+                                                  with_opt=False),
                     evidence=f"N = {first['modifications']} > ⌊T/τ_min⌋ = {first['bound']}")
     if gate["broken"] is not None:
         return dict(verdict=VIOLATED, basis=basis(EXHAUSTIVE, EXHAUSTIVE_SCOPE),

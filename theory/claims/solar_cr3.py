@@ -78,12 +78,18 @@ def influence(trace, capacity: int, step_loss) -> float:
     return worst
 
 
+def theorem_params(model: dict) -> dict:
+    """SOLAR's parameters in Theorem 5.4 for the run options ``model``: the fixed
+    threshold τ = 2λ."""
+    return {"tau": 2 * model["switch_cost"]}
+
+
 def evaluate(trace, model: dict, seed: int = 0) -> dict:
     """SOLAR (τ = 2λ) against every optimal schedule of one tiny instance."""
     lam = model["switch_cost"]
     res = run(trace, "solar", capacity=model["capacity"], top_k=model["top_k"],
               switch_cost=lam, quality=model["quality"], seed=seed,
-              params={"tau": 2 * lam})
+              params=theorem_params(model))
     cost = res.summary()["cost"]
     best, schedules, step_loss = optimal_schedules(trace, model["capacity"], model["top_k"],
                                                    lam, model["quality"])
@@ -164,12 +170,6 @@ def _search(quick: bool) -> dict:
                          "and the shrunk breaking instance")
 
 
-def _save(row: dict, out_dir: str, name: str) -> dict:
-    inst = row["instance"]
-    return save_policy_instance(inst, "solar", out_dir, name,
-                                params={"tau": 2 * inst.options["switch_cost"]})
-
-
 def _breaks(evaluation: dict, key: str) -> bool:
     return evaluation[key] and evaluation["ratio"] > 3 + 1e-9
 
@@ -198,8 +198,9 @@ def _reading(rows, key, name, out_dir, quick):
         qualifying = qualifying + [shrunk]  # the shrunk instance counts in its sub-ranges
     parts = by_subrange([dict(r["evaluation"], index=i) for i, r in enumerate(qualifying)],
                         SUBRANGES, ok=lambda e: e["ratio"] <= 3 + 1e-9,
-                        instance=lambda e: _save(qualifying[e["index"]], out_dir,
-                                                 f"thm5_4_{key}_{e['index']}"),
+                        instance=lambda e: save_policy_instance(
+                            qualifying[e["index"]]["instance"], "solar", out_dir,
+                            f"thm5_4_{key}_{e['index']}", params=theorem_params(e)),
                         based_on=_search(quick))
     if shrunk is None:
         return dict(verdict(NOT_REFUTED, _search(quick), f"none of {len(qualifying)} "
@@ -211,7 +212,8 @@ def _reading(rows, key, name, out_dir, quick):
                         f"the shrunk one has {small.steps} steps (K={model['capacity']}, "
                         f"k={model['top_k']}, λ={model['switch_cost']}, {model['quality']} "
                         f"quality): SOLAR/OPT = {again['ratio']:.3f}",
-                        instance=_save(shrunk, out_dir, f"thm5_4_{key}"), **found),
+                        instance=save_policy_instance(small, "solar", out_dir, f"thm5_4_{key}",
+                                                      params=theorem_params(model)), **found),
                 subranges=parts, shrunk=again)
 
 
@@ -243,7 +245,10 @@ def _additive(quick: bool, out_dir: str) -> list:
         record = {k: v for k, v in said.items() if k != "witness"}
         record.update(reading=f"{text}, along the P-phase family", within_definitions=True)
         if said["verdict"] == VIOLATED:
-            record["instance"] = _save(rows[said["witness"]], out_dir, "thm5_4_additive")
+            witness = rows[said["witness"]]["instance"]
+            record["instance"] = save_policy_instance(witness, "solar", out_dir,
+                                                      "thm5_4_additive",
+                                                      params=theorem_params(witness.options))
         out.append(record)
     return out
 
@@ -276,9 +281,12 @@ def _check(quick: bool, out_dir: str) -> dict:
     statement = ("Under D5.3 (our reading), cost(SOLAR, τ=2λ) ≤ (3 + ℓ_max/λ)·OPT, ℓ_max = "
                  "the largest single-step miss cost")
     if over_corrected:
+        first = over_corrected[0]["instance"]
         corrected = verdict(VIOLATED, _search(quick), f"{len(over_corrected)} of {len(d53)} "
                             "D5.3 instances exceed it", statement=statement,
-                            instance=_save(over_corrected[0], out_dir, "thm5_4_corrected"))
+                            instance=save_policy_instance(first, "solar", out_dir,
+                                                          "thm5_4_corrected",
+                                                          params=theorem_params(first.options)))
     else:
         corrected = verdict(NOT_REFUTED, _search(quick), f"none of {len(d53)} D5.3 "
                             "instances exceeds it (the overshoot family approaches it)",
