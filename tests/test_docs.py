@@ -27,6 +27,8 @@ def test_the_extending_guides_code_runs(tmp_path, monkeypatch):
     result = theory.check(space["CLAIM"], out_dir=str(tmp_path))
     assert result.verdict in ("violated", "not refuted")
     assert space["trace"].meta["target_misses"] == 200
+    every = theory.check(space["LRU_K"], out_dir=str(tmp_path))  # the exhaustive example
+    assert (every.verdict, every.basis["kind"]) == ("holds", "exhaustive")
     try:  # the property test: it passes, or fails with an instance that replays
         space["test_redundancy_is_3_competitive"]()
     except AssertionError as failure:

@@ -75,7 +75,7 @@ def test_a_false_claim_is_violated_with_a_shrunk_replayable_instance(tmp_path):
     assert shrunk["cost"] > 1.2 * shrunk["opt_upper"]
 
 
-def test_a_true_claim_is_not_refuted_on_a_search_and_holds_when_exhaustive(tmp_path):
+def test_a_true_claim_is_not_refuted_on_a_search_and_holds_when_declared_exhaustive(tmp_path):
     fam = families.grid("cycling", params=CYCLING, capacity=[2], top_k=[2], steps=[6])
     claim = theory.Claim(id="n", statement="FIFO changes its cache at most T times",
                          policy="fifo", instances=fam,
@@ -85,7 +85,10 @@ def test_a_true_claim_is_not_refuted_on_a_search_and_holds_when_exhaustive(tmp_p
                             kind="exhaustive")
     r = theory.check(theory.Claim(id="n2", statement="s", policy="fifo", instances=every,
                                   bound=claim.bound), out_dir=str(tmp_path))
-    assert r.verdict == "holds" and r.basis["kind"] == "exhaustive"
+    # a family declared exhaustive by hand is its author's word (basis "declared");
+    # tests/test_exhaustive.py holds an enumeration to "exhaustive"
+    assert r.verdict == "holds" and r.basis["kind"] == "declared"
+    assert r.basis["scope"].startswith("declared exhaustive by the claim's author:")
 
 
 def test_undecided_instances_make_the_claim_inconclusive(tmp_path):
@@ -111,3 +114,29 @@ def test_a_regret_bound_on_stationary_utilities(tmp_path):
                          bound=bounds.regret_at_most(lambda K, T: T))
     assert theory.check(tight, out_dir=str(tmp_path)).verdict == "violated"
     assert theory.check(loose, out_dir=str(tmp_path)).verdict == "not refuted"
+
+
+def test_a_claim_with_its_own_evidence_is_checked_by_its_hook(tmp_path):
+    """theory.check of a claim that gives evidence(quick, out_dir) runs the hook, and the
+    result's verdict is held to its basis as every other verdict is."""
+    from theory.claims.verdicts import NOT_REFUTED, SEARCH, basis, verdict
+
+    said = []
+
+    def evidence(quick, out_dir):
+        said.append((quick, out_dir))
+        return dict(verdict(NOT_REFUTED, basis(SEARCH, "one run"), "nothing broke"),
+                    measured={"runs": 1})
+
+    claim = theory.Claim(id="own", statement="s", evidence=evidence)
+    result = theory.check(claim, out_dir=str(tmp_path), quick=True)
+    assert (result.verdict, result.basis["kind"], said) == (NOT_REFUTED, SEARCH,
+                                                           [(True, str(tmp_path))])
+
+    def overclaims(quick, out_dir):
+        return dict(verdict="holds", basis=basis(SEARCH, "one run"), evidence="e",
+                    measured={})
+
+    with pytest.raises(ValueError, match="search cannot give 'holds'"):
+        theory.check(theory.Claim(id="over", statement="s", evidence=overclaims),
+                     out_dir=str(tmp_path))

@@ -78,6 +78,8 @@ BAD = {
     "check out_dir": (lambda: theory.check(_claim(), out_dir=3), "out_dir"),
     "check time_limit": (lambda: theory.check(_claim(), time_limit=-1), "time_limit"),
     "judge claim": (lambda: theory.kit.judge(3, INSTANCE), "claim"),
+    "judge evidence claim": (lambda: theory.kit.judge(
+        theory.Claim(id="e", statement="s", evidence=_judge), INSTANCE), "claim"),
     "judge time_limit": (lambda: theory.kit.judge(_claim(), INSTANCE, time_limit=0),
                          "time_limit"),
 }

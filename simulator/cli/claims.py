@@ -4,8 +4,8 @@
 "evidence", "measured", "form", "instance", "would_decide", "corrected", "readings",
 "subranges", "verdict_note", "seconds"}, ...], "quick": bool}``: every verdict (the
 headline, each reading, each sub-range, a corrected statement) carries ``basis`` =
-``{"kind", "scope"}``, the kind one of exhaustive, closed form, construction, search,
-growth (docs/claims.md).  Without it, a readable report.  ``--markdown`` prints the claims
+``{"kind", "scope"}``, the kind one of exhaustive, closed form, construction, declared,
+search, growth (docs/claims.md).  Without it, a readable report.  ``--markdown`` prints the claims
 table of docs/claims.md instead, and ``--update FILE`` (also spelt ``--update-readme``, its
 name from when the table stood in README.md) rewrites that section of FILE in place
 (between the ``<!-- claims:begin -->`` and ``<!-- claims:end -->`` markers) from this run.

@@ -6,6 +6,7 @@
 ``semcache workload show``  a workload's parameters and measured statistics of its trace
 ``semcache trace``          convert external traces to trace files
 ``semcache opt``            the exact offline optimum of a trace (docs/model.md §4)
+``semcache ratio``          a policy's cost against OPT (Belady on paging) and their ratio
 ``semcache claims``         a verdict for every claim of the SOLAR paper
 ``semcache reproduce``      a table or figure of the SOLAR paper's synthetic experiments
 ``semcache sweep``          a grid of runs on Dask, into a resumable Parquet store
@@ -59,6 +60,8 @@ COMMANDS = (
     Command("delay-study", "simulator.cli.delay_study",
             "hit rate as feedback is delayed or lost (SimPy)"),
     Command("opt", "simulator.cli.opt", "the offline optimum of one workload or trace file"),
+    Command("ratio", "simulator.cli.ratio",
+            "one policy's cost, the offline optimum and their ratio"),
     Command("claims", "simulator.cli.claims",
             "test every claim of the SOLAR paper and print verdicts"),
     Command("sweep", "simulator.cli.sweep",

@@ -133,15 +133,31 @@ def slope_over(rows: list, by: str, value: str = "over_sqrt_KT") -> dict:
 
 
 def save(out_dir: str, name: str, utilities, K: int, steps: int, policy: str,
-         seed: int) -> dict:
-    """Write a stylized-model instance as JSON and say how to rerun it."""
+         seed: int, against: str = "best") -> dict:
+    """Write a stylized-model instance as JSON and say how to rerun it: the command prints
+    R_T of ``policy`` against ``against`` (the best schedule of its class, or a policy's
+    run on the same arrivals, :func:`theory.eviction_bandit.regret_curve`)."""
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{name}.json")
     spec = dict(utilities=[float(x) for x in utilities], capacity=K, steps=steps,
-                policy=policy, seed=seed)
+                policy=policy, seed=seed, against=against)
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(spec, fh, indent=1)
     run = ("python -c \"import json; from theory.eviction_bandit import regret_curve; "
            f"s = json.load(open('{path}')); print(regret_curve(s['utilities'], s['capacity'], "
-           "s['steps'], s['policy'], s['seed'])[-1])\"")
+           "s['steps'], s['policy'], s['seed'], s['against'])[-1])\"")
     return {"trace": path, "steps": steps, "model": spec, "reproduce": [run]}
+
+
+def save_pool_instance(out_dir: str, name: str, curve: dict) -> dict:
+    """Save the fixed pool of a :func:`pool_curve` at its longest horizon, seed 0, with its
+    policy and comparator."""
+    return save(out_dir, name, pool(curve["K"]), curve["K"], curve["horizons"][-1],
+                curve["policy"], SEEDS[0], curve["against"])
+
+
+def save_gap_instance(out_dir: str, name: str, row: dict, c: float) -> dict:
+    """Save the gap-family instance of a :func:`gap_rows` row (gap c·√(K/T)), seed 0, with
+    its policy against the best schedule of its class."""
+    mu = gap_utilities(row["K"], row["steps"], c, SEEDS[0])
+    return save(out_dir, name, mu, row["K"], row["steps"], row["policy"], SEEDS[0])

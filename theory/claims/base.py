@@ -45,7 +45,8 @@ from theory.claims.verdicts import (
 _FILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 __all__ = ["HOLDS", "INCONCLUSIVE", "NOT_REFUTED", "VERDICTS", "VIOLATED", "ClaimResult",
-           "by_subrange", "parts_line", "plugin_of", "save_instance", "save_policy_instance"]
+           "by_subrange", "only_in", "parts_line", "plugin_of", "save_instance",
+           "save_policy_instance"]
 
 
 @dataclasses.dataclass
@@ -138,6 +139,27 @@ def by_subrange(rows: list, ranges: dict, ok: Callable, instance: Callable,
                                  f"all {len(mine)} runs agree", form=form, range=name,
                                  runs=len(mine)))
     return parts
+
+
+def only_in(headline: dict, parts: list, narrow: str, rest: str) -> str | None:
+    """The headline's ``verdict_note`` when it rests on the sub-range ``narrow`` alone.
+
+    When ``headline`` is violated and ``narrow`` is the only violated part of ``parts``
+    (sub-range records, :func:`by_subrange`), the note names it and the verdict of the part
+    ``rest`` beside it; otherwise None.
+
+    >>> from theory.claims.verdicts import CLOSED_FORM, GROWTH, basis, verdict
+    >>> one = verdict(VIOLATED, basis(CLOSED_FORM, "K = 1"), "R_T = 0", range="K = 1",
+    ...               instance={})
+    >>> more = verdict(NOT_REFUTED, basis(GROWTH, "K ≥ 2"), "grows", range="K ≥ 2")
+    >>> only_in(one, [one, more], "K = 1", "K ≥ 2")
+    'K = 1 only; K ≥ 2: not refuted (growth)'
+    """
+    broken = [p["range"] for p in parts if p["verdict"] == VIOLATED]
+    if headline["verdict"] != VIOLATED or broken != [narrow]:
+        return None
+    other = next(p for p in parts if p["range"] == rest)
+    return f"{narrow} only; {rest}: {other['verdict']} ({other['basis']['kind']})"
 
 
 def save_instance(trace, out_dir: str, name: str, model: dict,

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from simulator.runner import run
-from theory.claims.base import save_instance
+from simulator.instance import Instance
+from theory.claims.base import save_policy_instance
 from theory.claims.verdicts import GROWTH, NOT_REFUTED, VIOLATED, basis, verdict, weakest
 from theory.kit.claim import Claim
 
@@ -33,8 +34,9 @@ SEEDS = (0, 1, 2)
 MODEL = dict(capacity=10, top_k=3, switch_cost=1.0)
 
 
-def _series(phases: int, lengths) -> tuple:
-    """Per phase length: SOLAR's, FIFO's and OPT's cost per seed; the longest trace."""
+def _series(phases: int, lengths) -> dict:
+    """Per phase length, SOLAR's, FIFO's and OPT's cost per seed (``rows``); the last seed's
+    instance at the longest length (``last``)."""
     import workloads
     from theory.claims.paper_opt import paper_opt
 
@@ -49,7 +51,7 @@ def _series(phases: int, lengths) -> tuple:
             best.append(b["cost"])
             solar.append(run(trace, "solar", seed=seed, **MODEL).summary()["cost"])
             fifo.append(run(trace, "fifo", **MODEL).summary()["cost"])
-            last = (trace, L)
+            last = Instance(trace, dict(MODEL), labels=dict(phase_length=L, seed=seed))
         ratio = np.array(solar) / np.array(best)
         rows.append(dict(phases=phases, phase_length=L, steps=phases * L,
                          solar_cost=solar, opt_cost=best, fifo_cost=fifo,
@@ -57,7 +59,7 @@ def _series(phases: int, lengths) -> tuple:
                          fifo_ratio=float(np.mean(np.array(fifo) / np.array(best))),
                          excess=float(np.mean(np.array(solar) - np.array(best))),
                          kind="exact" if exact else "upper_bound"))
-    return rows, last
+    return dict(rows=rows, last=last)
 
 
 def _fit(rows, per_seed) -> dict:
@@ -72,7 +74,8 @@ def _fit(rows, per_seed) -> dict:
     return dict(slope=round(fit_slope(x, mean), 3), ci=[round(low, 3), round(high, 3)])
 
 
-def _part(name, rows, last, quick, out_dir) -> dict:
+def _part(name: str, series: dict, out_dir: str) -> dict:
+    rows = series["rows"]
     above = [[s / o - 1 for s, o in zip(r["solar_cost"], r["opt_cost"])] for r in rows]
     fit = _fit(rows, above)
     exact = all(r["kind"] == "exact" for r in rows)
@@ -85,9 +88,8 @@ def _part(name, rows, last, quick, out_dir) -> dict:
                 f"{fit['ci']}; OPT's cost {[r['opt_cost'][0] for r in rows]} (seed 0), slope "
                 f"{opt_growth['slope']}")
     if fit["ci"] is not None and fit["ci"][0] >= 0 and exact:
-        trace, _ = last
-        inst = save_instance(trace, out_dir, f"drift_ratio_P{rows[0]['phases']}",
-                             dict(MODEL, policy="solar"))
+        inst = save_policy_instance(series["last"], "solar", out_dir,
+                                    f"drift_ratio_P{rows[0]['phases']}")
         return verdict(VIOLATED, basis(GROWTH, scope), evidence, range=name,
                        runs=len(rows) * len(SEEDS), instance=inst, fit=fit,
                        opt_growth=opt_growth)
@@ -97,10 +99,10 @@ def _part(name, rows, last, quick, out_dir) -> dict:
 
 def _check(quick: bool, out_dir: str) -> dict:
     lengths = LENGTHS[quick]
-    many, many_last = _series(6, lengths)
-    one, one_last = _series(1, lengths)
-    parts = [_part("P = 1 (stationary)", one, one_last, quick, out_dir),
-             _part("P = 6", many, many_last, quick, out_dir)]
+    many_phases, one_phase = _series(6, lengths), _series(1, lengths)
+    many, one = many_phases["rows"], one_phase["rows"]
+    many_part = _part("P = 6", many_phases, out_dir)
+    parts = [_part("P = 1 (stationary)", one_phase, out_dir), many_part]
     head = weakest(parts, f"drift with P ∈ {{1, 6}} phases, L = {lengths[0]}…{lengths[-1]}, "
                           "seeds 0–2, exact OPT; the slope of SOLAR/OPT − 1 on L")
     excess = {name: _fit(rows, [[s - o for s, o in zip(r["solar_cost"], r["opt_cost"])]
@@ -113,8 +115,8 @@ def _check(quick: bool, out_dir: str) -> dict:
         "excess slopes " + ", ".join(f"{k}: {v['slope']} {v['ci']}" for k, v in excess.items()),
         statement="Under drift SOLAR's per-step excess over OPT, (SOLAR − OPT)/T, vanishes "
                   "as phases lengthen (the excess grows slower than T)",
-        **({} if sub_linear else {"instance": parts[1].get("instance") or save_instance(
-            many_last[0], out_dir, "drift_excess", dict(MODEL, policy="solar"))}))
+        **({} if sub_linear else {"instance": many_part.get("instance") or save_policy_instance(
+            many_phases["last"], "solar", out_dir, "drift_excess")}))
     measured = dict(rows=many, single_phase=one, excess_fits=excess)
     evidence = (f"{head['evidence']}" if head["verdict"] != VIOLATED else
                 "SOLAR/OPT − 1 does not shrink as phases lengthen: " + "; ".join(

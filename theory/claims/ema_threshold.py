@@ -25,7 +25,8 @@ import math
 import numpy as np
 
 from simulator.runner import run
-from theory.claims.base import by_subrange, save_instance
+from simulator.instance import Instance
+from theory.claims.base import by_subrange, save_policy_instance
 from theory.claims.verdicts import (
     CLOSED_FORM,
     HOLDS,
@@ -50,50 +51,48 @@ SUBRANGES = {"λ ≤ 0.25": lambda r: r["switch_cost"] <= 0.25,
              "K = 10, k = 3": lambda r: (r["capacity"], r["top_k"]) == (10, 3)}
 
 
-def _save(row, trace, out_dir, name):
-    return save_instance(trace, out_dir, name, dict(capacity=row["capacity"],
-                                                    top_k=row["top_k"],
-                                                    switch_cost=row["switch_cost"],
-                                                    policy="solar"), with_opt=False)
+def _measure(trace, workload: str, lam: float, K: int, k: int) -> dict:
+    """One run of solar: its threshold path against √(2λ/L̂) and against the closed form."""
+    res = run(trace, "solar", capacity=K, top_k=k, switch_cost=lam)
+    path = gate_path(res)
+    tau = path["tau"]
+    tail = tau[3 * len(tau) // 4:]
+    settled = (tail.max() - tail.min()) <= 0.05 * max(abs(tail.mean()), 1e-12)
+    rate = float(np.mean(res.loss))
+    target = math.sqrt(2 * lam / rate) if rate > 0 else math.inf
+    fired = path["fired"]
+    fixed_point = float(np.mean(res.loss[fired])) if fired.size else math.nan
+    off = abs(tau[-1] - target) / target if math.isfinite(target) else math.inf
+    n = np.searchsorted(fired, np.arange(tau.size), side="left")  # firings so far
+    formula = 1.0 - (1.0 - ALPHA) ** n * (1.0 - tau[0])
+    return dict(workload=workload, switch_cost=lam, capacity=K, top_k=k,
+                steps=trace.steps, tau_final=float(tau[-1]),
+                sqrt_2lambda_over_L=target, loss_rate=rate, settled=bool(settled),
+                mean_loss_at_firing=fixed_point, relative_gap=off,
+                closed_form_gap=float(np.max(np.abs(tau - formula))),
+                instance=Instance(trace, dict(capacity=K, top_k=k, switch_cost=lam)))
 
 
 def _check(quick: bool, out_dir: str) -> dict:
     import workloads
 
-    rows, worst, traces = [], None, {}
+    rows = []
     lams = (0.05, 0.5, 2.0) if quick else (0.05, 0.25, 0.5, 1.0, 2.0, 5.0)
     shapes = ((10, 3), (1, 1), (3, 5)) if not quick else ((10, 3), (1, 1))
     for name, prm in WORKLOADS[:1] if quick else WORKLOADS:
-        trace = traces[name] = workloads.get(name).generate(prm, 0)
-        for lam, (K, k) in ((lam, shape) for lam in lams for shape in shapes):
-            res = run(trace, "solar", capacity=K, top_k=k, switch_cost=lam)
-            path = gate_path(res)
-            tau = path["tau"]
-            tail = tau[3 * len(tau) // 4:]
-            settled = (tail.max() - tail.min()) <= 0.05 * max(abs(tail.mean()), 1e-12)
-            rate = float(np.mean(res.loss))
-            target = math.sqrt(2 * lam / rate) if rate > 0 else math.inf
-            fired = path["fired"]
-            fixed_point = float(np.mean(res.loss[fired])) if fired.size else math.nan
-            off = abs(tau[-1] - target) / target if math.isfinite(target) else math.inf
-            n = np.searchsorted(fired, np.arange(tau.size), side="left")  # firings so far
-            formula = 1.0 - (1.0 - ALPHA) ** n * (1.0 - tau[0])
-            row = dict(workload=name, switch_cost=lam, capacity=K, top_k=k,
-                       steps=trace.steps, tau_final=float(tau[-1]),
-                       sqrt_2lambda_over_L=target, loss_rate=rate, settled=bool(settled),
-                       mean_loss_at_firing=fixed_point, relative_gap=off,
-                       closed_form_gap=float(np.max(np.abs(tau - formula))))
-            rows.append(row)
-            if settled and off > 0.25 and (worst is None or off > worst[0]["relative_gap"]):
-                worst = (row, trace, lam)
-    measured = dict(rows=rows)
+        trace = workloads.get(name).generate(prm, 0)
+        rows += [_measure(trace, name, lam, K, k) for lam in lams for K, k in shapes]
+    far = [r for r in rows if r["settled"] and r["relative_gap"] > 0.25]
+    worst = max(far, key=lambda r: r["relative_gap"]) if far else None
+    measured = dict(rows=[{k: v for k, v in r.items() if k != "instance"} for r in rows])
     n_runs = len(rows)
     search = basis(SEARCH, f"{n_runs} runs of solar (EMA τ, hit quality) on "
                            f"{len(WORKLOADS[:1] if quick else WORKLOADS)} synthetic workloads")
     parts = by_subrange(rows, SUBRANGES,
                         lambda r: not (r["settled"] and r["relative_gap"] > 0.25),
-                        lambda r: _save(r, traces[r["workload"]], out_dir,
-                                        f"ema_threshold_K{r['capacity']}_k{r['top_k']}"),
+                        lambda r: save_policy_instance(
+                            r["instance"], "solar", out_dir,
+                            f"ema_threshold_K{r['capacity']}_k{r['top_k']}", with_opt=False),
                         search)
     formula_gap = max(r["closed_form_gap"] for r in rows)
     closed = basis(CLOSED_FORM, "hit quality, unit weights: every firing step is a full "
@@ -105,28 +104,29 @@ def _check(quick: bool, out_dir: str) -> dict:
                         statement="With hit quality the EMA threshold tends to 1, the miss "
                                   "cost of every firing step, whatever λ and L",
                         **({} if formula_gap <= 1e-9 else
-                           {"instance": _save(rows[0], traces[rows[0]["workload"]], out_dir,
-                                              "ema_threshold_formula")}))
-    if worst is not None and formula_gap <= 1e-9:
-        row, trace, lam = worst
-        inst = _save(row, trace, out_dir, "ema_threshold")
+                           {"instance": save_policy_instance(
+                               rows[0]["instance"], "solar", out_dir, "ema_threshold_formula",
+                               with_opt=False)}))
+    if worst is None:
+        return dict(verdict=INCONCLUSIVE, basis=search, measured=measured,
+                    corrected=corrected, subranges=parts,
+                    would_decide="a run whose settled τ is more than 25 % from √(2λ/L̂)",
+                    evidence="every settled threshold is within 25 % of √(2λ/L̂)")
+    inst = save_policy_instance(worst["instance"], "solar", out_dir, "ema_threshold",
+                                with_opt=False)
+    if formula_gap <= 1e-9:
         return dict(verdict=VIOLATED, basis=closed, measured=measured, instance=inst,
                     corrected=corrected, subranges=parts,
                     evidence=f"τ tends to 1 whatever λ, while √(2λ/L̂) moves with λ; e.g. "
-                             f"{row['workload']}, K={row['capacity']}, k={row['top_k']}, "
-                             f"λ={lam}: τ settles at {row['tau_final']:.3f}, √(2λ/L̂) = "
-                             f"{row['sqrt_2lambda_over_L']:.3f}")
-    if worst is not None:
-        row, trace, lam = worst
-        return dict(verdict=VIOLATED, basis=search, measured=measured, corrected=corrected,
-                    subranges=parts, instance=_save(row, trace, out_dir, "ema_threshold"),
-                    evidence=f"{row['workload']}, K={row['capacity']}, λ={lam}: τ settles at "
-                             f"{row['tau_final']:.3f}, √(2λ/L̂) = "
-                             f"{row['sqrt_2lambda_over_L']:.3f}")
-    return dict(verdict=INCONCLUSIVE, basis=search, measured=measured, corrected=corrected,
-                subranges=parts, would_decide="a run whose settled τ is more than 25 % from "
-                                              "√(2λ/L̂)",
-                evidence="every settled threshold is within 25 % of √(2λ/L̂)")
+                             f"{worst['workload']}, K={worst['capacity']}, "
+                             f"k={worst['top_k']}, λ={worst['switch_cost']}: τ settles at "
+                             f"{worst['tau_final']:.3f}, √(2λ/L̂) = "
+                             f"{worst['sqrt_2lambda_over_L']:.3f}")
+    return dict(verdict=VIOLATED, basis=search, measured=measured, corrected=corrected,
+                subranges=parts, instance=inst,
+                evidence=f"{worst['workload']}, K={worst['capacity']}, "
+                         f"λ={worst['switch_cost']}: τ settles at {worst['tau_final']:.3f}, "
+                         f"√(2λ/L̂) = {worst['sqrt_2lambda_over_L']:.3f}")
 
 
 CLAIM = Claim(

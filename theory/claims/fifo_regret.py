@@ -12,6 +12,9 @@ with a feasible comparator schedule, so each R_T is a lower bound on the regret:
   horizon, R_T/T stays above a positive constant from four cycles on and R_T still grows
   over the longest span (the constant, the smallest R_T/T, is reported).
 
+The headline is violated on K = 1 alone, so its ``verdict_note`` says so, with the verdict
+of K ≥ 2 beside it (:func:`theory.claims.base.only_in`).
+
 Readings: the proof's own comparator, which evicts each arrival at once and keeps the
 first K topics (*outside the paper's definitions*: it does not operate on FIFO's admission
 sequence), checked against the paper's formula R_T = (T − K) − T/(K + 1) at m = K + 1;
@@ -25,7 +28,8 @@ Regret counts miss cost only (Definition 2.3), so λ plays no part in this claim
 from __future__ import annotations
 
 from theory.claims import regret_runs
-from theory.claims.base import by_subrange, save_instance
+from simulator.instance import Instance
+from theory.claims.base import by_subrange, only_in, save_policy_instance
 from theory.claims.fifo_regret_construction import measure
 from theory.claims.verdicts import (
     CLOSED_FORM,
@@ -59,7 +63,8 @@ def _configs(quick: bool) -> list:
                 a, b = runs[-2], runs[-1]
                 span = b["steps"] - a["steps"]
                 rows.append(dict(
-                    K=K, topics=m, top_k=k, steps=b["steps"], trace=b["trace"],
+                    K=K, topics=m, top_k=k, steps=b["steps"],
+                    instance=Instance(b["trace"], dict(capacity=K, top_k=k, switch_cost=0.0)),
                     horizons=[r["steps"] for r in runs],
                     regret_evict_arrival=[r["regret_evict_arrival"] for r in runs],
                     regret_keep_arrival=[r["regret_keep_arrival"] for r in runs],
@@ -87,12 +92,6 @@ def _forced_ok(r) -> bool:
             and r["min_keep_per_step"] > 0)
 
 
-def _save(r, out_dir, name):
-    return save_instance(r["trace"], out_dir, name, dict(capacity=r["K"], top_k=r["top_k"],
-                                                         switch_cost=0.0, policy="fifo"),
-                         with_opt=False)
-
-
 def _scope(quick: bool, comparator: str) -> str:
     g = GRID[quick]
     return (f"the proof's construction: cycling, m ∈ {{K+1, 2K+2}}, K = {g['K'][0]}…"
@@ -115,11 +114,14 @@ def _headline(rows, quick, out_dir) -> tuple:
                   f"R_T = 0 at every horizon of {len(ones)} configurations, e.g. K=1, "
                   f"m={worst['topics']}: R_T = {worst['regret_keep_arrival']} over T = "
                   f"{worst['horizons']}", range="K = 1", runs=len(ones),
-                  instance=_save(worst, out_dir, "thm5_5_K1"))
+                  instance=save_policy_instance(worst["instance"], "fifo", out_dir, "thm5_5_K1",
+                                                with_opt=False))
     rest = [r for r in rows if r["K"] >= 2]
     scope = _scope(quick, "a feasible comparator that keeps each arrival")
     parts = by_subrange(rest, SUBRANGES_REST, _forced_ok,
-                        lambda r: _save(r, out_dir, f"thm5_5_K{r['K']}_m{r['topics']}"),
+                        lambda r: save_policy_instance(r["instance"], "fifo", out_dir,
+                                                       f"thm5_5_K{r['K']}_m{r['topics']}",
+                                                       with_opt=False),
                         basis(CONSTRUCTION, scope))
     return [one] + parts, scope
 
@@ -129,7 +131,9 @@ def _check(quick: bool, out_dir: str) -> dict:
     parts, scope = _headline(rows, quick, out_dir)
     head = weakest(parts, scope + "; K = 1 by a closed form")
     paper_rows = by_subrange(rows, {"all": lambda r: True}, _paper_ok,
-                             lambda r: _save(r, out_dir, f"thm5_5_paper_K{r['K']}"),
+                             lambda r: save_policy_instance(r["instance"], "fifo", out_dir,
+                                                            f"thm5_5_paper_K{r['K']}",
+                                                            with_opt=False),
                              basis(CONSTRUCTION, _scope(quick, "the proof's comparator")))[0]
     paper = dict(paper_rows, reading="the proof's comparator, which evicts each arrival at "
                                      "once (not on FIFO's admission sequence)",
@@ -145,10 +149,11 @@ def _check(quick: bool, out_dir: str) -> dict:
                       f"R(T={c.horizons[-1]}) = {c.mean[-1]:.0f}",
                       reading="our generalisation: stationary utilities, Definition 2.3 "
                               "comparator", within_definitions=True,
-                      **({"instance": regret_runs.instance(out_dir, "thm5_5_stationary",
-                                                           "fifo", {}, quick)}
+                      **({"instance": regret_runs.save_stationary_instance(
+                          out_dir, "thm5_5_stationary", "fifo", {}, quick)}
                          if c.ci[1] < 1 - MARGIN else {}))
-    measured = dict(construction=[{k: v for k, v in r.items() if k != "trace"} for r in rows],
+    measured = dict(construction=[{k: v for k, v in r.items() if k != "instance"}
+                                  for r in rows],
                     stationary=regret_runs.summary(c))
     rest = [r for r in rows if r["K"] >= 2]
     evidence = (f"at K = 1 Definition 2.3's comparator on FIFO's admission sequence is FIFO "
@@ -158,7 +163,7 @@ def _check(quick: bool, out_dir: str) -> dict:
                 "over the longest span)")
     return dict(verdict=head["verdict"], basis=head["basis"], evidence=evidence,
                 instance=head.get("instance"), measured=measured, readings=[paper, general],
-                subranges=parts)
+                subranges=parts, verdict_note=only_in(head, parts, "K = 1", "K ≥ 2"))
 
 
 CLAIM = Claim(

@@ -42,7 +42,8 @@ def summary(c) -> dict:
                     c.guard["slope"], 3), reason=c.reason)
 
 
-def instance(out_dir: str, name: str, policy: str, params: dict, quick: bool) -> dict:
+def save_stationary_instance(out_dir: str, name: str, policy: str, params: dict,
+                             quick: bool) -> dict:
     """Save the longest-horizon trace of seed 0 as the claim's instance."""
     import workloads
     from theory.claims.base import save_instance

@@ -3,9 +3,15 @@
 The headline judges the statement by the paper's own definitions, in the stylized model of
 its proof (:mod:`theory.eviction_bandit`): **Algorithm 2 as written** (``ts_restart``: a
 posterior per cached item, the prior on admission, the victim drawn from S_t) against
-**Definition 2.3's comparator**, the best feasible eviction schedule on the same arrivals
-(exact, by dynamic programming), with expected losses.  Fixed pools of 2K items,
-K = 1 … 5, 16 seeds (:mod:`theory.claims.bandit_runs`).
+**Definition 2.3's comparator class**, every feasible eviction policy on the same
+admission sequence, with expected losses.  Fixed pools of 2K items, K = 1 … 5, 16 seeds
+(:mod:`theory.claims.bandit_runs`).  The ``oracle`` told μ (evict the lowest utility in
+S_t) is such a policy: it takes every arrival and evicts from S_t, on the same arrivals.
+So Algorithm 2's regret against the oracle is regret inside the definitions, a lower
+bound on its regret against the class's best, and it carries the headline: a linear
+regret against the oracle violates the bound without resting on a comparator that knows
+the arrival order.  Only when it is not linear does the class's best schedule (exact, by
+dynamic programming; it does know the arrival order) decide, and the evidence says so.
 
 What a growth fit can show.  O(√(KT log T)) is an asymptotic upper bound: finite runs can
 violate it, never confirm it.  Its local log–log slope in T is 0.5 + 1/(2 ln T) or less
@@ -18,8 +24,8 @@ Readings beside the headline, each against a feasible comparator of its own clas
 1. the proof's device, *outside the paper's definitions*: one posterior per pool item kept
    across evictions and an arrival that may itself leave (``ts``), against the best
    schedule of that class;
-2. Definition 2.3 restricted to a non-anticipating comparator (our reading): Algorithm 2
-   against the ``oracle`` told μ, on the same arrivals;
+2. Algorithm 2 against Definition 2.3's best schedule (exact), with the oracle's own
+   regret against it beside: what that comparator's foresight is worth;
 3. the proof's worst-case gap family, Δ = √(K/T) with K = 2 … 64: R_T/√(KT log T) with
    its interval.  On it every policy's R_T is at most ΔT = √(KT), so the family cannot
    refute the bound; it is measured because the proof names it;
@@ -57,6 +63,11 @@ VARIANTS = (("solar_e", ()), ("solar_e", (("reward", "relevant"),)),
             ("solar", (("reward", "relevant"),)))
 
 
+ORACLE_SCOPE = ("Algorithm 2 as written against the oracle told μ, a member of Definition "
+                "2.3's comparator class (R_T against the class's best is at least this)")
+BEST_SCOPE = "Algorithm 2 as written against Definition 2.3's best feasible schedule"
+
+
 def _scope(quick: bool, what: str) -> str:
     H = bandit_runs.POOL_HORIZONS[quick]
     Ks = [K for K in bandit_runs.POOL_K if K > 1]
@@ -75,30 +86,43 @@ def _growth(curves: list, scope: str, out_dir: str, name: str, **more) -> dict:
     over = [c for c in live if c["ci"][0] > LINEAR]
     if over:
         c = max(over, key=lambda c: c["ci"][0])
-        inst = bandit_runs.save(out_dir, f"{name}_K{c['K']}", bandit_runs.pool(c["K"]),
-                                c["K"], c["horizons"][-1], c["policy"], 0)
         return verdict(VIOLATED, basis(GROWTH, scope),
                        f"linear: slopes {_slopes(live)}", form=UPPER_ASYMPTOTIC,
-                       instance=inst, **more)
+                       instance=bandit_runs.save_pool_instance(out_dir, f"{name}_K{c['K']}", c),
+                       **more)
     return verdict(NOT_REFUTED, basis(GROWTH, scope),
                    f"slopes {_slopes(live)}: no interval above {LINEAR}",
                    form=UPPER_ASYMPTOTIC, **more)
 
 
-def _headline(quick: bool, out_dir: str) -> tuple:
+def _headline(quick: bool, out_dir: str) -> dict:
+    """The sub-ranges (K = 1, K ≥ 2) and the curves behind them.
+
+    K ≥ 2 is judged first against the oracle told μ: a feasible eviction policy on the
+    same admission sequence, so a member of Definition 2.3's class, and Algorithm 2's
+    regret against the class's best is at least its regret against it.  Only when that
+    curve is not linear does the exact best schedule (which knows the arrival order) decide.
+    """
     Ks = bandit_runs.POOL_K
     alg2 = [bandit_runs.pool_curve("ts_restart", K, quick) for K in Ks]
     oracle = [bandit_runs.pool_curve("oracle", K, quick) for K in Ks]
+    against_oracle = [bandit_runs.pool_curve("ts_restart", K, quick, "oracle") for K in Ks]
     one = verdict(HOLDS, basis(CLOSED_FORM, "K = 1, every instance: the one cached item is "
                                "the only victim, so R_T = 0"),
                   f"R_T = 0 at every horizon and seed ({len(bandit_runs.SEEDS)} seeds)",
                   form=UPPER_ASYMPTOTIC, range="K = 1", runs=len(bandit_runs.SEEDS))
     if any(c["mean_regret"][-1] != 0 for c in alg2 if c["K"] == 1):
         raise AssertionError("K = 1 with forced admission must give zero regret")
-    rest = _growth([c for c in alg2 if c["K"] > 1], _scope(quick, "Algorithm 2 as written "
-                   "against Definition 2.3's best feasible schedule"), out_dir,
-                   "thm5_6", range="K ≥ 2", runs=len(bandit_runs.SEEDS) * (len(Ks) - 1))
-    return [one, rest], alg2, oracle
+    more = dict(range="K ≥ 2", runs=len(bandit_runs.SEEDS) * (len(Ks) - 1))
+    judged_by = "oracle"
+    rest = _growth([c for c in against_oracle if c["K"] > 1], _scope(quick, ORACLE_SCOPE),
+                   out_dir, "thm5_6", **more)
+    if rest["verdict"] != VIOLATED:
+        judged_by = "best"
+        rest = _growth([c for c in alg2 if c["K"] > 1], _scope(quick, BEST_SCOPE), out_dir,
+                       "thm5_6", **more)
+    return dict(parts=[one, rest], alg2=alg2, oracle=oracle, against_oracle=against_oracle,
+                judged_by=judged_by)
 
 
 def _gap_family(quick: bool) -> tuple:
@@ -141,41 +165,53 @@ def _semantic(quick: bool, out_dir: str) -> tuple:
                        f"{worst.policy} {params or ''}: slope {worst.slope:.3f}, CI "
                        f"[{worst.ci[0]:.3f}, {worst.ci[1]:.3f}]", form=UPPER_ASYMPTOTIC,
                        reading=name, within_definitions=True,
-                       instance=regret_runs.instance(out_dir, "thm5_6_semantic", worst.policy,
-                                                     params, quick)), rows
+                       instance=regret_runs.save_stationary_instance(
+                           out_dir, "thm5_6_semantic", worst.policy, params, quick)), rows
     return verdict(NOT_REFUTED, basis(GROWTH, scope), "no variant's slope interval lies above "
                    f"{LINEAR}: " + ", ".join(f"{c.slope:.2f}" for c in curves),
                    form=UPPER_ASYMPTOTIC, reading=name, within_definitions=True), rows
 
 
 def _check(quick: bool, out_dir: str) -> dict:
-    parts, alg2, oracle = _headline(quick, out_dir)
-    head = weakest(parts, _scope(quick, "Algorithm 2 as written against Definition 2.3's "
-                                 "best feasible schedule") + "; K = 1 by a closed form",
-                   form=UPPER_ASYMPTOTIC)
+    found = _headline(quick, out_dir)
+    parts, alg2, oracle = found["parts"], found["alg2"], found["oracle"]
+    against_oracle = found["against_oracle"]
+    by_oracle = found["judged_by"] == "oracle"
+    head = weakest(parts, _scope(quick, ORACLE_SCOPE if by_oracle else BEST_SCOPE) +
+                   "; K = 1 by a closed form", form=UPPER_ASYMPTOTIC)
     Ks = bandit_runs.POOL_K
     device = [bandit_runs.pool_curve("ts", K, quick) for K in Ks]
-    against_oracle = [bandit_runs.pool_curve("ts_restart", K, quick, "oracle") for K in Ks]
     gap, gap_rows, gap_device = _gap_family(quick)
     semantic, semantic_curves = _semantic(quick, out_dir)
+    guard = [c for c in oracle if not c["zero"]]
+    best = dict(_growth([c for c in alg2 if c["K"] > 1], _scope(quick, BEST_SCOPE), out_dir,
+                        "thm5_6_best"),
+                reading="Definition 2.3's best feasible schedule (exact; it knows the arrival "
+                        "order)", within_definitions=True)
+    best["evidence"] += f"; the oracle told μ against it: {_slopes(guard)}" + (
+        ", linear too: what this comparator's knowledge of the arrival order is worth"
+        if all(c["ci"][0] > LINEAR for c in guard) else "")
     readings = [
         dict(_growth(device, _scope(quick, "ts (posteriors kept, the arrival may leave) "
                                     "against the best schedule of its class"), out_dir,
                      "thm5_6_device"),
              reading="the proof's device: posteriors kept across evictions, the arrival "
                      "may leave", within_definitions=False),
-        dict(_growth([c for c in against_oracle if c["K"] > 1], _scope(
-            quick, "Algorithm 2 against the oracle told μ, on the same arrivals"), out_dir,
-            "thm5_6_oracle"), reading="Definition 2.3 with a non-anticipating comparator "
-                                      "(the oracle told μ)", within_definitions=False),
-        gap, semantic]
-    guard = _slopes([c for c in oracle if not c["zero"]])
-    evidence = (f"Algorithm 2 as written grows linearly against Definition 2.3's comparator "
-                f"({_slopes(alg2)}); so does the oracle told μ ({guard}), because that "
-                "comparator knows the arrival order; against the oracle, Algorithm 2 is "
-                f"still linear. The proof's sum gives √(KT)·log T, not √(KT log T)")
+        best, gap, semantic]
+    live = [c for c in against_oracle if not c["zero"]]
+    evidence = (f"Algorithm 2 as written grows linearly against the oracle told μ, a feasible "
+                f"eviction policy on the same admission sequence and so a member of "
+                f"Definition 2.3's comparator class ({_slopes(live)}); its regret against "
+                f"the class's best is at least that (against the best schedule: "
+                f"{_slopes(alg2)}). The proof's sum gives √(KT)·log T, not √(KT log T)")
     if head["verdict"] != VIOLATED:
         evidence = f"Algorithm 2 as written: {head['evidence']}"
+    elif not by_oracle:
+        evidence = (f"Algorithm 2 as written grows linearly against Definition 2.3's best "
+                    f"schedule ({_slopes(alg2)}), not against the oracle told μ "
+                    f"({_slopes(live)}): the violation rests on the best schedule's knowledge "
+                    "of the arrival order. The proof's sum gives √(KT)·log T, not "
+                    "√(KT log T)")
     measured = dict(algorithm2=alg2, oracle=oracle, device=device,
                     algorithm2_vs_oracle=against_oracle, gap_family=gap_rows,
                     gap_family_device=gap_device,
@@ -195,10 +231,11 @@ CLAIM = Claim(
     title="Thompson eviction regret",
     statement="Theorem 5.6: Thompson-sampling eviction has regret O(√(KT log T)).",
     conditions="the stylized model of the proof with the paper's definitions: Algorithm 2 as "
-               "written (prior on admission, victim in S_t) against Definition 2.3's best "
-               "feasible schedule on the same arrivals, expected losses; fixed pools of 2K "
+               "written (prior on admission, victim in S_t) against Definition 2.3's "
+               "comparator class on the same arrivals (the oracle told μ, a member; else "
+               "the class's best schedule), expected losses; fixed pools of 2K "
                "items, K = 1…5, T = 1000…16000, 16 seeds (quick: T = 500…4000); "
-               "readings: the proof's device (posteriors kept, arrival may leave), a "
-               "non-anticipating comparator, the worst-case gap family Δ = √(K/T) for K up "
+               "readings: the proof's device (posteriors kept, arrival may leave), the "
+               "class's best schedule, the worst-case gap family Δ = √(K/T) for K up "
                "to 64, semantic traces; violated only by a slope interval above 0.75",
     evidence=_check, form=UPPER_ASYMPTOTIC)

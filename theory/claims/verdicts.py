@@ -11,12 +11,16 @@ not allow (docs/claims.md, "What a run may conclude").  The **basis** names the 
 ``construction``
     the proof's own instance family, measured exactly (or, for a random model, with the
     seeds' interval);
+``declared``
+    a range the claim's author declares exhaustive (a ``Family(kind="exhaustive")`` built
+    by hand); the kit cannot check a declaration, so its scope says whose word it is;
 ``search``
     a number of instances from named families or strategies (which, and the largest);
 ``growth``
     a fitted rate with its confidence interval.
 
-Only the first three may give ``holds``, and only over the range their scope names.  A
+Only the first four may give ``holds``, and only over the range their scope names (a
+``declared`` holds is the author's declaration, and says so).  A
 search or a growth fit gives ``violated`` (an instance, or a rate whose interval excludes
 the bound) or ``not refuted``.  ``inconclusive`` says what would decide.  Some statements
 can never be confirmed by finite runs whatever the basis (:data:`UNCONFIRMABLE`): an
@@ -39,9 +43,9 @@ HOLDS, VIOLATED, NOT_REFUTED, INCONCLUSIVE = "holds", "violated", "not refuted",
 VERDICTS = (HOLDS, VIOLATED, NOT_REFUTED, INCONCLUSIVE)
 
 EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION = "exhaustive", "closed form", "construction"
-SEARCH, GROWTH = "search", "growth"
-BASES = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION, SEARCH, GROWTH)
-DECIDING = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION)  # the bases that may give "holds"
+DECLARED, SEARCH, GROWTH = "declared", "search", "growth"
+BASES = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION, DECLARED, SEARCH, GROWTH)  # strongest first
+DECIDING = (EXHAUSTIVE, CLOSED_FORM, CONSTRUCTION, DECLARED)  # the bases that may give "holds"
 
 # A fitted exponent refutes a bound only when its 95 % interval clears the bound's exponent
 # by this much: finite horizons bend local slopes (√(T log T) has slope 0.5 + 1/(2 ln T);

@@ -17,7 +17,9 @@ the bound (:mod:`theory.bounds`), shrinks the smallest breaking instance to one 
 step matters (:mod:`theory.shrink`), saves it with the ``semcache run`` and ``semcache
 opt`` lines that replay it (and the ``--plugin`` its policy needs), and gives a verdict per
 sub-range.  Verdicts follow docs/claims.md: ``violated`` with that instance; ``holds`` only
-over a family that declares itself exhaustive, every instance decided; ``not refuted (n)``
+over an enumeration of :func:`theory.families.exhaustive` (basis ``exhaustive``) or a
+family its author declares exhaustive (basis ``declared``, the author's word), every
+instance decided; ``not refuted (n)``
 after a search; ``inconclusive`` when nothing broke but OPT's bounds straddle the limit
 somewhere (more time, or smaller instances, would decide).
 
@@ -45,8 +47,9 @@ from simulator.errors import InputError
 from simulator.registration import check_name
 from theory.kit import bounds as bound_kinds
 from theory.claims.base import ClaimResult, by_subrange, plugin_of, save_instance
-from theory.claims.verdicts import (EXHAUSTIVE, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
+from theory.claims.verdicts import (DECIDING, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
                                     UNCONFIRMABLE, VIOLATED, basis, check_record)
+from theory.kit.exhaustive import family_basis
 from theory.kit.families import Family, as_family
 from theory.kit.user_code import call, is_bool, is_finite, shown
 
@@ -285,6 +288,9 @@ def _judge(claim: Claim, instance, options, time_limit) -> tuple:
 def judge(claim: Claim, instance, time_limit: float | None = None) -> tuple:
     """(status, numbers) of one instance: ``ok``, ``broken`` or ``undecided``."""
     _check_arguments(claim, time_limit, "judge")
+    if claim.evidence is not None:
+        raise InputError(f"judge: claim '{claim.id}' gives evidence(quick, out_dir), not a "
+                         "bound to judge one instance by; run it with theory.check", "claim")
     policy, _ = _policy(claim)
     family = _family(claim, [instance])
     return _judge(claim, instance, _options(claim, policy, family)[0], time_limit)
@@ -302,8 +308,8 @@ def _check_arguments(claim, time_limit, caller: str) -> None:
 
 def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-out",
           quick: bool = False) -> ClaimResult:
-    """Judge ``claim`` over its instances (the module docstring); a
-    :class:`theory.claims.base.ClaimResult` as ``semcache claims`` prints it."""
+    """Judge ``claim`` over its instances (the module docstring), or run its ``evidence``
+    hook; a :class:`theory.claims.base.ClaimResult` as ``semcache claims`` prints it."""
     import time
 
     _check_arguments(claim, time_limit, "check")
@@ -312,6 +318,8 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
     if not isinstance(out_dir, (str, os.PathLike)) or not os.fspath(out_dir):
         raise InputError(f"out_dir must be a folder's path, got {out_dir!r}", "out_dir")
     out_dir = os.fspath(out_dir)
+    if claim.evidence is not None:  # an experiment of its own: its hook decides
+        return claim.run(quick, out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
     policy, plugin = _policy(claim)
@@ -324,8 +332,9 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
                          labels=inst.labels, **numbers))
     broken = [r for r in rows if r["status"] == bound_kinds.BROKEN]
     undecided = [r for r in rows if r["status"] == bound_kinds.UNDECIDED]
-    kind = family.kind if not undecided else SEARCH
-    based = basis(kind, f"{family.scope}; {claim.bound.describe()} on each")
+    supported = family_basis(family)  # exhaustive only from families.exhaustive
+    kind = supported["kind"] if not undecided else SEARCH
+    based = basis(kind, f"{supported['scope']}; {claim.bound.describe()} on each")
 
     def save(instance, name):
         model = dict(instance.options, policy=policy, **({"plugin": plugin} if plugin else {}))
@@ -362,7 +371,7 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
                       would_decide="exact OPT on those instances: a larger time_limit, or "
                                    "smaller instances")
     else:
-        said = HOLDS if kind == EXHAUSTIVE else NOT_REFUTED
+        said = HOLDS if kind in DECIDING else NOT_REFUTED
         result = dict(found, verdict=said, basis=based,
                       evidence=f"all {len(rows)} instances meet {claim.bound.describe()}")
     check_record(result, claim.form)

@@ -1,11 +1,11 @@
 """Instance families: the instances a claim quantifies over (:mod:`theory.kit`).
 
-A family is a named, finite, reproducible list of :class:`simulator.instance.Instance`
-with the basis it supports (docs/claims.md): a sample of a large space is a ``search``;
-an enumeration of a whole finite range may declare itself ``exhaustive``, a promise the
-kit cannot check, made by whoever builds the family (docs/extending.md, a claim).  A family
-holds instances and nothing else: anything else in it is refused when it is built, in one
-:class:`~simulator.errors.InputError` naming the item.
+A family (:class:`~theory.kit.family.Family`) is a named, finite, reproducible list of
+:class:`simulator.instance.Instance` with the basis it supports (docs/claims.md): a grid,
+a sample or saved traces are a ``search``; :func:`exhaustive` enumerates every instance
+of a declared tiny space (:mod:`theory.kit.exhaustive`), the one source of the
+``exhaustive`` basis.  A ``Family(..., kind="exhaustive")`` built by hand is its author's
+declaration, reported as such (basis ``declared``; docs/extending.md, a claim).
 
 Examples
 --------
@@ -15,87 +15,24 @@ Examples
 [(1, 2), (2, 3)]
 >>> fam.kind
 'search'
->>> Family([1, 2], "two numbers")  # doctest: +ELLIPSIS
-Traceback (most recent call last):
-...
-simulator.errors.InputError: family 'two numbers': item 0 is 1, not a simulator...
+>>> every = exhaustive("paging", length=3, pages=2, capacity=[1])
+>>> len(every), every.kind
+(7, 'exhaustive')
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import os
 
 from simulator.errors import InputError
 from simulator.instance import Instance
-from simulator.trace import PagingTrace, Trace
+from theory.kit.exhaustive import Enumeration, exhaustive, exhaustive_count
+from theory.kit.family import KINDS, Family, as_family
 from theory.kit.user_code import shown
 
-KINDS = ("search", "exhaustive")
-
-
-@dataclasses.dataclass(frozen=True)
-class Family:
-    """A list of instances, the basis kind it supports (:data:`KINDS`) and the scope it
-    names.  ``kind="exhaustive"`` says the instances are every instance of the finite
-    range ``scope`` names; with it a claim that no instance breaks *holds* over that scope
-    (docs/extending.md, a claim)."""
-
-    instances: tuple
-    scope: str
-    kind: str = "search"
-
-    def __post_init__(self):
-        if not isinstance(self.scope, str) or not self.scope.strip():
-            raise InputError(f"Family: scope must be a non-empty string naming the range, "
-                             f"got {self.scope!r}", "scope")
-        if self.kind not in KINDS:
-            raise InputError(f"family '{self.scope}': kind must be one of {', '.join(KINDS)}, "
-                             f"got {self.kind!r}", "kind")
-        object.__setattr__(self, "instances",
-                           _checked(self.instances, f"family '{self.scope}'"))
-
-    def __iter__(self):
-        return iter(self.instances)
-
-    def __len__(self):
-        return len(self.instances)
-
-    def __add__(self, other: "Family") -> "Family":
-        if not isinstance(other, Family):
-            return NotImplemented
-        kind = self.kind if self.kind == other.kind else "search"
-        return Family(self.instances + other.instances, f"{self.scope}; {other.scope}", kind)
-
-
-def as_family(found, what: str = "instances") -> Family:
-    """``found`` as a :class:`Family`: a family as it is, a list (or other iterable) of
-    instances as a search over them; anything else is one InputError naming ``what``."""
-    if isinstance(found, Family):
-        return found
-    items = _checked(found, what)
-    return Family(items, f"{len(items)} given instances")
-
-
-def _checked(found, what: str) -> tuple:
-    """``found`` as a tuple of instances, each holding a trace; else InputError."""
-    if isinstance(found, (Instance, Trace, PagingTrace)):
-        raise InputError(f"{what} is one {type(found).__name__}; give a list of "
-                         "simulator.instance.Instance, or a theory.families.Family")
-    if isinstance(found, (str, bytes, dict)) or not hasattr(found, "__iter__"):
-        raise InputError(f"{what} must be a theory.families.Family or a list of "
-                         f"simulator.instance.Instance, got {type(found).__name__}")
-    items = tuple(found)
-    for i, inst in enumerate(items):
-        if not isinstance(inst, Instance):
-            raise InputError(f"{what}: item {i} is {shown(inst)}, not a "
-                             "simulator.instance.Instance (a trace with its run options: "
-                             "Instance(trace, {'capacity': K}))")
-        if not isinstance(inst.trace, (Trace, PagingTrace)):
-            raise InputError(f"{what}: item {i}'s trace is {type(inst.trace).__name__}, "
-                             "not a simulator.Trace or PagingTrace")
-    return items
+__all__ = ["KINDS", "Enumeration", "Family", "as_family", "exhaustive", "exhaustive_count",
+           "grid", "sample", "saved"]
 
 
 def _values(v):
