@@ -311,6 +311,15 @@ def test_narrow_exhaustive_holds_name_their_range_in_the_verdict_cell(quick_run)
     for claim in ("thm5.2", "lru-paging"):
         row = next(x for x in cells if x.startswith(f"| `{claim}` |"))
         assert f"**holds** ({notes[claim]})" in row
+    # LRU's exhaustive range is the enumerator's, the only source of that basis
+    from theory.claims.lru_paging import LONGEST
+    from theory.kit.exhaustive import exhaustive_count
+
+    lru = next(r for r in results if r.id == "lru-paging")
+    assert lru.measured["exhaustive"]["sequences"] == sum(
+        exhaustive_count("paging", length=n, pages=K + 1, capacity=K)
+        for K, n in LONGEST[True].items()) == 805
+    assert lru.basis["scope"].startswith("every paging sequence over ≤ 2 pages")
 
 
 def test_theorem_51_is_a_witness_reaching_the_bound_on_the_construction(quick_run):

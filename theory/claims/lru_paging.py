@@ -16,7 +16,8 @@ an admission, the adversarial ratio tends to K + 1 instead; see :mod:`theory.adv
 Basis.  "At least K" is the adversary's construction, measured exactly.  "At most K" is
 checked exhaustively on a finite range (:func:`exhaustive`: every request sequence over
 K + 1 pages up to a length, one per relabelling of the pages, which changes none of the
-three policies' miss counts) and by a random search beyond it.  The headline holds over the
+three policies' miss counts, enumerated by :func:`theory.families.exhaustive`) and by a
+random search beyond it.  The headline holds over the
 exhaustive range and the construction; the random sequences are ``not refuted``.
 """
 
@@ -33,18 +34,6 @@ from theory.claims.base import HOLDS, VIOLATED, save_policy_instance
 from theory.claims.verdicts import CONSTRUCTION, EXHAUSTIVE, NOT_REFUTED, basis, verdict
 
 LONGEST = {True: {1: 8, 2: 7}, False: {1: 10, 2: 8, 3: 7}}  # K -> longest sequence
-
-
-def _relabelled(pages: int, length: int):
-    """Every sequence of ``length`` requests over ``pages`` pages in which each new page is
-    the next unused label (one per relabelling)."""
-    def grow(prefix, top):
-        if len(prefix) == length:
-            yield prefix
-            return
-        for p in range(min(top + 2, pages)):
-            yield from grow(prefix + [p], max(top, p))
-    yield from grow([], -1)
 
 
 def _within_k_belady(run, opt, instance) -> tuple:
@@ -78,27 +67,27 @@ def random_claims(n: int) -> list:
 
 
 def exhaustive(quick: bool) -> dict:
-    """LRU and FIFO against Belady on every relabelled sequence of :data:`LONGEST`."""
-    checked, worst, bad = 0, 0.0, None
+    """LRU and FIFO against Belady on every sequence of :data:`LONGEST`, one per
+    relabelling (:func:`theory.families.exhaustive`)."""
+    checked, worst, bad, scopes = 0, 0.0, None, []
     for K, longest in LONGEST[quick].items():
-        for length in range(1, longest + 1):
-            for seq in _relabelled(K + 1, length):
-                trace = PagingTrace.from_requests(np.array(seq))
-                opt = _misses(trace, "belady", K)
-                for policy in ("lru", "fifo"):
-                    ratio = _misses(trace, policy, K) / opt
-                    worst = max(worst, ratio / K)
-                    if ratio > K + 1e-12 and bad is None:
-                        bad = _broken(f"{policy} misses {ratio:.3f}·Belady > K = {K} on "
-                                      f"{seq}", trace, K, policy)
-                checked += 1
-    scope = ("every request sequence over K + 1 pages, up to relabelling, of length ≤ " +
-             ", ".join(f"{n} (K = {K})" for K, n in LONGEST[quick].items()) +
-             ", against Belady")
+        every = theory.families.exhaustive("paging", length=longest, pages=K + 1,
+                                           capacity=K)
+        scopes.append(every.scope)
+        for inst in every:
+            opt = _misses(inst.trace, "belady", K)
+            for policy in ("lru", "fifo"):
+                ratio = _misses(inst.trace, policy, K) / opt
+                worst = max(worst, ratio / K)
+                if ratio > K + 1e-12 and bad is None:
+                    bad = _broken(f"{policy} misses {ratio:.3f}·Belady > K = {K} on "
+                                  f"{list(inst.labels['requests'])}", inst.trace, K, policy)
+            checked += 1
     sizes, lengths = list(LONGEST[quick]), list(LONGEST[quick].values())
     span = (f"K ≤ {max(sizes)} (T ≤ {', '.join(map(str, lengths))} for K = "
             f"{', '.join(map(str, sizes))}), K + 1 pages")
-    return dict(sequences=checked, max_ratio_over_K=worst, bad=bad, scope=scope, span=span)
+    return dict(sequences=checked, max_ratio_over_K=worst, bad=bad,
+                scope="; ".join(scopes) + "; against Belady", span=span)
 
 
 def _broken(problem: str, trace, K: int, policy: str) -> dict:
