@@ -6,6 +6,7 @@ Run with ``--benchmark-enable`` to have pytest-benchmark time them; by default (
 
 import importlib.util
 import json
+import math
 import pathlib
 
 import pytest
@@ -34,11 +35,12 @@ def test_run_all_quick():
     assert [r["name"] for r in rows] == ["paging-fifo", "paging-lru", "paging-arc",
                                          "sized-fifo", "sized-lru", "overhead-sized-fifo",
                                          "semantic-fifo", "simpy-fifo", "opt-flow",
-                                         "startup-version"]
+                                         "startup-version", "modification-solar-K100",
+                                         "modification-solar-K1000", "step-solar-K100-d384"]
     assert all(r["hits_equal"] for r in rows)
     assert all(r["ours_req_per_s"] > 0 and r["baseline_req_per_s"] > 0 for r in rows)
     assert [r["target_ratio"] for r in rows] == [5.0, 5.0, 5.0, 3.0, 3.0, 1 / 1.3, 8.0, 0.5,
-                                                 2.0, 0.1]
+                                                 2.0, 0.1, 0.1, 0.01, 1.0]
     assert all(r["meets_target"] == (r["ratio"] >= r["target_ratio"]) for r in rows)
 
 
@@ -57,6 +59,23 @@ def test_the_startup_row_times_the_version_against_a_bare_interpreter():
     assert row["ratio"] == pytest.approx(row["baseline_s"] / row["ours_s"])
     assert row["target_ratio"] == 0.1  # at most ten times a bare interpreter's start
     assert row["meets_target"] == (row["ratio"] >= row["target_ratio"])
+
+
+def test_the_cost_claim_rows_time_every_step_as_a_modification_against_a_smaller_k():
+    from simulator.experiments import bench_claims
+
+    trace = bench.semantic_trace(300, 8, 0)
+    (row,) = bench_claims.modification_rows(trace, capacities=(40,), base=4, repeats=1)
+    # τ = 0 makes every step a modification at both capacities: the rates compare like
+    # with like, and "hits_equal" says so
+    assert row["hits_equal"] and row["baseline"] == "K = 4" and row["target_ratio"] == 0.1
+    assert row["ratio"] == pytest.approx(row["ours_req_per_s"] / row["baseline_req_per_s"])
+    assert math.isfinite(row["growth_exponent"])
+    step = bench_claims.step_row(bench.semantic_trace(200, 16, 0), capacity=10, repeats=1)
+    assert step["name"] == "step-solar-K10-d16" and step["baseline_ms"] == 1.0
+    assert "not measured" in step["reference"]
+    assert step["ratio"] == pytest.approx(1.0 / step["ours_ms"])
+    assert step["meets_target"] == (step["ours_ms"] < 1.0)
 
 
 def test_cli_prints_each_target_and_whether_it_is_met(capsys, monkeypatch):

@@ -15,7 +15,10 @@ Three comparisons, each on one seeded trace that both sides process:
 * **opt**: OPT's min-cost flow against the topic-set DP on the same instance
   (:mod:`simulator.experiments.bench_opt`);
 * **startup**: ``semcache --version`` in a new process against ``python -c pass``
-  (:mod:`simulator.experiments.bench_startup`).
+  (:mod:`simulator.experiments.bench_startup`);
+* **the paper's cost claims**: SOLAR's time per modification at K = 100 and 1000 against
+  K = 10, and its time per step at K = 100, d = 384 against the paper's 1 ms
+  (:mod:`simulator.experiments.bench_claims`).
 
 Each side is timed best of ``REPEATS``, ours after a warm-up run so that compilation is
 excluded (``RunResult.elapsed_s``); libCacheSim's time includes reading its trace file,
@@ -45,7 +48,7 @@ import numpy as np
 import simpy
 
 from simulator.errors import InputError
-from simulator.experiments import bench_opt, bench_startup
+from simulator.experiments import bench_claims, bench_opt, bench_startup
 from simulator.live_run import LiveRun
 from simulator.run_options import MAX_BUDGET
 from simulator.runner import run
@@ -310,9 +313,17 @@ def startup_benchmark(repeats=REPEATS) -> dict:
     return row
 
 
+def claims_benchmark(steps=4000, repeats=REPEATS) -> list[dict]:
+    """The paper's cost claims (:mod:`.bench_claims`): SOLAR's time per modification at
+    K = 100 and 1000 against K = 10 (d = 8), and per step at K = 100, d = 384."""
+    return bench_claims.modification_rows(semantic_trace(steps, 8, 0), repeats=repeats) \
+        + [bench_claims.step_row(semantic_trace(steps, 384, 0), repeats=repeats)]
+
+
 def run_all(quick=False) -> list[dict]:
     """Every benchmark row: paging FIFO, LRU and ARC, sized FIFO and LRU, the sized loop's
-    overhead, semantic FIFO, SimPy FIFO, OPT's flow, then the command line's start.
+    overhead, semantic FIFO, SimPy FIFO, OPT's flow, the command line's start, then the
+    paper's cost claims.
 
     ``quick`` uses traces a tenth of the default size (a smoke test, not a measurement).
     """
@@ -321,7 +332,9 @@ def run_all(quick=False) -> list[dict]:
             + sized_benchmark(steps=100_000, objects=10_000, budget=8 << 20) \
             + [sized_loop_benchmark(steps=100_000, objects=10_000, capacity=100),
                semantic_benchmark(steps=2000), simpy_benchmark(steps=2000),
-               opt_benchmark(steps=1000), startup_benchmark(repeats=3)]
+               opt_benchmark(steps=1000), startup_benchmark(repeats=3)] \
+            + claims_benchmark(steps=2000, repeats=3)
     return paging_benchmark() + sized_benchmark() + [sized_loop_benchmark(),
                                                      semantic_benchmark(), simpy_benchmark(),
-                                                     opt_benchmark(), startup_benchmark()]
+                                                     opt_benchmark(), startup_benchmark()] \
+        + claims_benchmark()

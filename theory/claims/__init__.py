@@ -23,7 +23,10 @@ from simulator.errors import InputError
 
 # the shipped claims, in the order `semcache claims` checks and prints them
 MODULES = ("fifo_cycling", "modification_bound", "solar_cr3", "fifo_regret", "thompson_regret",
-           "regret_lower", "ema_threshold", "drift_ratio", "modification_rate", "lru_paging")
+           "regret_lower", "ema_threshold", "drift_ratio", "modification_rate", "lru_paging",
+           "fifo_paging", "tau_floor", "tau_convergence", "rate_over_tau",
+           "solar_e_bounds", "heuristics_regret",
+           "optimal_threshold")
 
 ORIGINS: dict = {}  # id -> the plugin that registered it
 
