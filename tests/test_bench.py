@@ -32,6 +32,13 @@ def test_semantic_benchmark(benchmark):
 
 def test_run_all_quick():
     rows = bench.run_all(quick=True)
+    search = [r for r in rows if r["name"].startswith("search-")]
+    rows = [r for r in rows if r not in search]
+    assert [r["name"] for r in search] == [
+        "search-lru-paging", "search-fifo-paging", "search-lfu-paging", "search-solar-d53",
+        "search-solar-excess", "search-solar-d53-excess"]
+    assert all(r["evaluations_equal"] and r["target_ratio"] == 1.0 for r in search)
+    assert all(r["meets_target"] == (r["ours_score"] > r["baseline_score"]) for r in search)
     assert [r["name"] for r in rows] == ["paging-fifo", "paging-lru", "paging-arc",
                                          "sized-fifo", "sized-lru", "overhead-sized-fifo",
                                          "semantic-fifo", "simpy-fifo", "opt-flow",

@@ -56,6 +56,8 @@ FOLDER_COMMANDS = {
     "reproduce": ["reproduce", "table8", "--quick", "--seeds", "0", "--out", "OUT"],
     "reproduce all": ["reproduce", "all", "--quick", "--seeds", "0", "--report", "OUT"],
     "claims": ["claims", "--quick", "--only", "thm5.1", "--out", "OUT"],
+    "search": ["search", "--policy", "fifo", "--capacity", "2", "--budget", "20", "--out",
+               "OUT"],
 }
 SUFFIX = {"workload make": ".npz", "trace import": ".npz", "delay-study": ".png"}
 
@@ -91,6 +93,7 @@ def test_a_bad_file_target_is_refused_before_any_work(tmp_path, command, broken)
        broken=st.sampled_from(["afile", "missing/x", "afile/x", UNWRITABLE]))
 @example(command="reproduce", broken="afile")  # FileExistsError after the work
 @example(command="sweep", broken=UNWRITABLE)
+@example(command="search", broken="afile/x")
 @_few(20)
 def test_a_bad_folder_target_is_refused_before_any_work(tmp_path, command, broken):
     argv = FOLDER_COMMANDS[command]

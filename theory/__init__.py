@@ -19,6 +19,8 @@
   the bounds of :mod:`theory.bounds`, the instance families of :mod:`theory.families` and
   the shrinker of :mod:`theory.kit.shrink`; verdicts by the same rules as the paper's
   (docs/claims.md).
+- The worst-case search, :func:`theory.search.worst_case` (:mod:`theory.search`): a
+  policy's worst instance against the exact optimum, shrunk and grown (docs/search.md).
 
 The old flat module names (``theory.opt_flow``, ``theory.shrink``, …) still import, with a
 DeprecationWarning naming the new path (:mod:`theory.moved`).  The simulator never imports
@@ -27,7 +29,8 @@ this package; it imports the simulator.
 
 from theory import moved
 from theory.kit import Claim, bounds, check, families
+from theory import search
 
 moved.install()
 
-__all__ = ["Claim", "bounds", "check", "families"]
+__all__ = ["Claim", "bounds", "check", "families", "search"]

@@ -8,6 +8,7 @@
 ``semcache opt``            the exact offline optimum of a trace (docs/model.md §4)
 ``semcache ratio``          a policy's cost against OPT (Belady on paging) and their ratio
 ``semcache claims``         a verdict for every claim of the SOLAR paper
+``semcache search``         a policy's worst case against the exact optimum, shrunk and grown
 ``semcache reproduce``      a table or figure of the SOLAR paper's synthetic experiments
 ``semcache sweep``          a grid of runs on Dask, into a resumable Parquet store
 ``semcache bench``          measured speed against the reference implementations
@@ -64,6 +65,8 @@ COMMANDS = (
             "one policy's cost, the offline optimum and their ratio"),
     Command("claims", "simulator.cli.claims",
             "test every claim of the SOLAR paper and print verdicts"),
+    Command("search", "simulator.cli.search",
+            "a policy's worst case against the exact optimum, grown"),
     Command("sweep", "simulator.cli.sweep",
             "a grid of runs on Dask, into a resumable Parquet store"),
     Command("reproduce", "simulator.cli.reproduce",

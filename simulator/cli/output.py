@@ -176,7 +176,8 @@ def print_workloads(rows: list) -> None:
 
 
 def print_benchmarks(rows: list, quick: bool = False) -> None:
-    table = _table("semcache bench (million requests per second; a start in seconds)",
+    table = _table("semcache bench (million requests per second; a start in seconds; a "
+                   "search, the best score)",
                    [("benchmark", "left"), ("baseline", "left"), ("semcache", "right"),
                     ("baseline", "right"), ("ratio", "right"), ("target", "left")])
     for r in rows:
@@ -185,7 +186,9 @@ def print_benchmarks(rows: list, quick: bool = False) -> None:
             verdict = "hits differ"
         else:
             verdict = f"{r['target_ratio']:g}x " + ("met" if r["meets_target"] else "missed")
-        if "ours_s" in r:  # a process start (startup-version): its seconds
+        if "ours_score" in r:  # a search (search-…): the best scores found
+            ours, base = _fmt(r["ours_score"], ".4g"), _fmt(r["baseline_score"], ".4g")
+        elif "ours_s" in r:  # a process start (startup-version): its seconds
             ours, base = _fmt(r["ours_s"], ".3f") + " s", _fmt(r["baseline_s"], ".3f") + " s"
         elif "ours_ms" in r:  # a time per step against the paper's stated one
             ours, base = _fmt(r["ours_ms"], ".4f") + " ms", _fmt(r["baseline_ms"], ".3f") + " ms"
