@@ -79,7 +79,11 @@ class Bound:
     ``witness`` (the index of the row whose instance is saved when violated); ``rows`` are
     :func:`theory.check`'s per-instance rows.  ``score`` names one of the judge's numbers
     that a ``some`` bound's witness makes large: where a whole range has no witness, the
-    instance where it is largest is saved (the nearest miss).
+    instance where it is largest is saved (the nearest miss).  ``seek`` says what a
+    claim's search (``theory.Claim(search=...)``) maximises to break or witness the
+    bound: ``{"score": "ratio"}`` or ``{"score": "excess", "c": c}`` (cost − c·OPT), with
+    ``"grow": True`` when the bound is judged along the grown family; None: no search
+    can score it.
 
     Use the constructors below; a ``judge`` of your own is your code, so :meth:`apply`
     checks its answer and turns its exceptions into one line.
@@ -91,6 +95,7 @@ class Bound:
     quantifier: str = EVERY
     conclude: Callable | None = None
     score: str | None = None
+    seek: dict | None = None
 
     def __post_init__(self):
         if not isinstance(self.text, str) or not self.text.strip():
@@ -177,7 +182,9 @@ def ratio_at_most(c: float, additive: float = 0.0) -> Bound:
         return UNDECIDED, numbers
 
     text = f"cost ≤ {c:g}·OPT" + (f" + {additive:g}" if additive else "")
-    return Bound(text, judge, needs_opt=True)
+    # with an additive term the ratio alone cannot break it: seek cost − c·OPT
+    seek = {"score": "excess", "c": c} if additive else {"score": "ratio"}
+    return Bound(text, judge, needs_opt=True, seek=seek)
 
 
 def ratio_reaches(c: float) -> Bound:
@@ -205,7 +212,7 @@ def ratio_reaches(c: float) -> Bound:
         return UNDECIDED, numbers
 
     return Bound(f"cost ≥ {c:g}·OPT on some instance", judge, needs_opt=True,
-                 quantifier=SOME, score="ratio_lower")
+                 quantifier=SOME, score="ratio_lower", seek={"score": "ratio"})
 
 
 def _ratio(cost: float, opt: float) -> float:
@@ -365,7 +372,10 @@ def competitive_at_most(c: float, scale: Callable | None = None) -> Bound:
     """cost ≤ c·OPT + b for some constant b, judged along a scaled family by the growth of
     cost − c·OPT (:mod:`theory.kit.growth`); each instance's scale is
     ``labels["scale"]``, or ``scale(instance)``."""
-    return _growth(growth.additive(c, scale))
+    found = _growth(growth.additive(c, scale))
+    if scale is not None:  # the grown family's scale is its labels["scale"]
+        return found
+    return dataclasses.replace(found, seek={"score": "excess", "c": float(c), "grow": True})
 
 
 def _growth(parts: dict) -> Bound:

@@ -63,6 +63,7 @@ from theory.kit.conclude import Judged, conclude
 from theory.kit.conclude.policies import class_verdict
 from theory.kit.exhaustive import family_basis
 from theory.kit.families import Family, as_family
+from theory.kit.searched import check_search, combined, found_family
 from theory.kit.members import check_policy, generated, is_generator, registered
 from theory.kit.user_code import call, is_bool, is_finite, shown
 
@@ -83,7 +84,9 @@ class Claim:
     is about every instance, some instance or a rate; ``subranges`` maps a name to a
     predicate on an instance (True when the instance is in that part of the range);
     ``form`` names a statement that runs cannot confirm
-    (:data:`theory.claims.verdicts.UNCONFIRMABLE`).
+    (:data:`theory.claims.verdicts.UNCONFIRMABLE`); ``search`` a
+    :class:`theory.search.Budget`: :func:`theory.search.worst_case` then runs beside the
+    family and its instances are judged too (:mod:`theory.kit.searched`).
 
     A claim whose evidence is an experiment of its own (the paper's claims,
     :mod:`theory.claims`) gives ``evidence`` instead of ``policy``, ``instances`` and
@@ -107,6 +110,7 @@ class Claim:
     form: str | None = None
     data: tuple = ()
     evidence: Callable | None = None
+    search: Any = None
 
     def __post_init__(self):
         try:
@@ -143,6 +147,7 @@ class Claim:
             object.__setattr__(self, "instances", _family(self, self.instances))
         if not self.title:
             object.__setattr__(self, "title", self.statement)
+        check_search(who, self)
 
     @property
     def is_class(self) -> bool:
@@ -324,6 +329,23 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
         return claim.run(quick, out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
+    said = _said(claim, family, time_limit, out_dir)
+    if claim.search is not None:
+        with _blame(claim, "search"):
+            found = found_family(claim, family, quick)
+        beside = _said(dataclasses.replace(claim, instances=found, search=None,
+                                           id=f"{claim.id[:57]}-search"), found, time_limit,
+                       out_dir)
+        said = dict(combined(claim.bound.quantifier, said, beside), id=claim.id,
+                    statement=claim.statement,
+                    conditions=claim.conditions or f"{family.scope}; and {found.scope}")
+        check_record(said, said["form"], claim.bound.quantifier)
+    return ClaimResult(seconds=round(time.perf_counter() - start, 2), **said)
+
+
+def _said(claim: Claim, family: Family, time_limit, out_dir: str) -> dict:
+    """The verdict record of ``claim`` over ``family`` (a ClaimResult's fields but the
+    seconds)."""
     who = f"claim '{claim.id}'"
     if isinstance(claim.policy, tuple):
         members = claim.policy
@@ -349,7 +371,7 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
         said.update(found[0])
     check_record(said, said["form"], quantifier_of(said["form"])
                  if claim.is_class else claim.bound.quantifier)
-    return ClaimResult(seconds=round(time.perf_counter() - start, 2), **said)
+    return said
 
 
 def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
