@@ -63,7 +63,7 @@ from theory.kit.conclude import Judged, conclude
 from theory.kit.conclude.policies import class_verdict
 from theory.kit.exhaustive import family_basis
 from theory.kit.families import Family, as_family
-from theory.kit.searched import check_search, combined, found_family
+from theory.kit.searched import check_search, searched
 from theory.kit.members import check_policy, generated, is_generator, registered
 from theory.kit.user_code import call, is_bool, is_finite, shown
 
@@ -329,23 +329,16 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
         return claim.run(quick, out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
-    said = _said(claim, family, time_limit, out_dir)
+    said = _said(claim, family, time_limit, out_dir, quick)
     if claim.search is not None:
         with _blame(claim, "search"):
-            found = found_family(claim, family, quick)
-        beside = _said(dataclasses.replace(claim, instances=found, search=None,
-                                           id=f"{claim.id[:57]}-search"), found, time_limit,
-                       out_dir)
-        said = dict(combined(claim.bound.quantifier, said, beside), id=claim.id,
-                    statement=claim.statement,
-                    conditions=claim.conditions or f"{family.scope}; and {found.scope}")
-        check_record(said, said["form"], claim.bound.quantifier)
+            said = searched(claim, family, said, lambda c, f: _said(c, f, time_limit,
+                                                                    out_dir, quick))
     return ClaimResult(seconds=round(time.perf_counter() - start, 2), **said)
 
 
-def _said(claim: Claim, family: Family, time_limit, out_dir: str) -> dict:
-    """The verdict record of ``claim`` over ``family`` (a ClaimResult's fields but the
-    seconds)."""
+def _said(claim: Claim, family: Family, time_limit, out_dir: str, quick: bool) -> dict:
+    """The verdict record of ``claim`` over ``family`` (a ClaimResult's fields)."""
     who = f"claim '{claim.id}'"
     if isinstance(claim.policy, tuple):
         members = claim.policy
@@ -365,7 +358,7 @@ def _said(claim: Claim, family: Family, time_limit, out_dir: str) -> dict:
     said = dict(id=claim.id, statement=claim.statement,
                 conditions=claim.conditions or family.scope)
     if claim.is_class:
-        said.update(class_verdict(claim, family, _range(family)["scope"],
+        said.update(class_verdict(claim, family, family_basis(family)["scope"],
                                   [n for n, _, _ in ready], found))
     else:
         said.update(found[0])
@@ -400,15 +393,8 @@ def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
         status, numbers = _judge(claim, inst, opt_options, time_limit, opts.get(i))
         rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
                          labels=inst.labels, **numbers))
-    return Judged(claim=claim, policy=policy, family=family, rows=rows,
-                  range_kind=_range(family)["kind"], range_scope=_range(family)["scope"],
-                  inside=inside, save=save,
+    based = family_basis(family)  # exhaustive only for theory.families.exhaustive's
+    return Judged(claim=claim, policy=policy, family=family, rows=rows, inside=inside,
+                  range_kind=based["kind"], range_scope=based["scope"], save=save,
                   rejudge=lambda inst, i: _judge(claim, inst, options[i], time_limit),
                   save_as=f"{claim.id}-{policy}" if claim.is_class else claim.id)
-
-
-def _range(family: Family) -> dict:
-    """The basis kind a family supports and the range its scope names: ``exhaustive``
-    only for an enumeration of :func:`theory.families.exhaustive`, ``declared`` for a
-    family its author declares exhaustive (:func:`theory.kit.exhaustive.family_basis`)."""
-    return family_basis(family)

@@ -23,7 +23,7 @@ enumerated range, nor takes one away), with the search's own record beside it in
 from __future__ import annotations
 
 from simulator.errors import InputError
-from theory.claims.verdicts import EVERY, HOLDS, RATE, SOME, VIOLATED
+from theory.claims.verdicts import EVERY, HOLDS, RATE, SOME, VIOLATED, check_record
 from theory.kit.families import Family
 
 
@@ -48,7 +48,22 @@ def check_search(who: str, claim) -> None:
                          "competitive_at_most (without scale=)", "search")
 
 
-def found_family(claim, family: Family, quick: bool) -> Family:
+def searched(claim, family: Family, said: dict, judge) -> dict:
+    """The verdict record of ``claim`` from ``said``, its family's, and the search's
+    instances judged by ``judge(claim, family)`` (:func:`theory.check`'s judgement)."""
+    import dataclasses
+
+    found = found_family(claim, family)
+    beside = judge(dataclasses.replace(claim, instances=found, search=None,
+                                       id=f"{claim.id[:57]}-search"), found)
+    said = dict(combined(claim.bound.quantifier, said, beside), id=claim.id,
+                statement=claim.statement,
+                conditions=claim.conditions or f"{family.scope}; and {found.scope}")
+    check_record(said, said["form"], claim.bound.quantifier)
+    return said
+
+
+def found_family(claim, family: Family) -> Family:
     """The instances the claim's search finds: one search per run options of
     ``family``, its best instance (shrunk), or its grown family for a growth bound."""
     from simulator.instance import Instance
