@@ -76,3 +76,60 @@ def test_single_item_influence_is_one_over_k_under_precision():
     for quality, k, expected in (("precision", 2, 0.5), ("hit", 2, 1.0), ("hit", 1, 1.0)):
         _, _, step_loss = optimal_schedules(trace, 2, k, 1.0, quality)
         assert influence(trace, 2, step_loss) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("lam", [0.05, 0.25, 2.0])
+def test_the_p_phase_family_breaks_the_additive_form_by_0999_a_phase(lam):
+    # each phase costs SOLAR (2λ − 0.001) + 1 + λ and OPT λ: no constant b absorbs it
+    from theory.claims import cr3_additive
+
+    rows = cr3_additive.measure((1, 2, 3, 5, 8), lam)
+    assert all(r["opt_exact"] for r in rows)
+    for r in rows:
+        assert r["cost"] - 3 * r["opt"] == pytest.approx(0.999 * r["scale"], abs=1e-9)
+    said = cr3_additive.judge(rows, 3.0, "P = 1…8")
+    assert (said["verdict"], said["basis"]["kind"]) == (VIOLATED, "growth")
+    assert rows[said["witness"]]["scale"] == 8
+    # the corrected bound 3 + ℓ_max/λ keeps 0.001 a phase to spare
+    corrected = cr3_additive.judge(rows, 3 + 1 / lam, "P = 1…8")
+    assert corrected["verdict"] == NOT_REFUTED
+
+
+def test_an_excess_that_levels_off_is_not_growth():
+    # cost − 3·OPT = 2 − 2/P rises at every P but stays below 2: bounded, so not refuted
+    from theory.claims import cr3_additive
+
+    rows = [dict(scale=P, opt=1.0, cost=3.0 + 2 - 2 / P) for P in (2, 4, 8, 16, 32, 64)]
+    assert cr3_additive.judge(rows, 3.0, "made up")["verdict"] == NOT_REFUTED
+    rows = [dict(scale=P, opt=1.0, cost=3.0 + 0.5 * P) for P in (2, 4, 8, 16, 32, 64)]
+    assert cr3_additive.judge(rows, 3.0, "made up")["verdict"] == VIOLATED
+
+
+def test_a_ratio_against_the_relaxed_opt_is_worded_as_an_upper_bound():
+    from theory.claims.solar_cr3 import unconditional_text
+
+    relaxed = unconditional_text([dict(family="missing_topic adversary", ratio=30.0,
+                                       ratio_exact=False),
+                                  dict(family="cycling m=K+1", ratio=4.0, ratio_exact=True)])
+    assert "at most 30.0" in relaxed and "upper bound" in relaxed and "reaches" not in relaxed
+    exact = unconditional_text([dict(family="cycling m=K+1", ratio=4.0, ratio_exact=True)])
+    assert "reaches 4.0" in exact
+
+
+def test_theorem_54_shrinks_with_the_kits_shrinker_keeping_unscored_steps():
+    # the last step is unscored: SOLAR's gate still sees its miss and pays λ to admit,
+    # OPT pays nothing.  A shrinker that rebuilt the trace without the scored flags would
+    # count that miss for both and find nothing to shrink to (ratio 2)
+    from simulator.instance import Instance
+    from theory.claims.solar_cr3 import evaluate, shrink_breaking
+
+    x = np.eye(3, dtype=np.float32)
+    trace = Trace.from_arrays(queries=x[[2, 0, 0, 2]], items=x[[2, 0, 0, 2]],
+                              query_topics=[2, 0, 0, 2], item_topics=[2, 0, 0, 2],
+                              weights=[0.0, 0.0, 1.0, 1.0], scored=[True, True, True, False])
+    inst = Instance(trace, dict(capacity=1, top_k=1, switch_cost=0.05, quality="hit"))
+    assert evaluate(inst.trace, inst.options)["ratio"] > 3
+    small = shrink_breaking(inst)
+    assert small.steps == 1 and small.trace.scored.tolist() == [False]
+    found = evaluate(small.trace, small.options)
+    assert found["d53_paper"] and found["ratio"] > 3

@@ -154,6 +154,29 @@ CASES = {
                        ["unknown policy 'no_such_policy'", "--plugin", "SEMCACHE_PLUGINS"]),
     "policy-number": (dict(policy="3"), ["policy must be"]),
     "policy-list": (dict(policy='"fifo,lru"'), ["policy name"]),
+    # a class of policies: a list of them, or a function of quick returning one
+    "class-empty": (dict(policy="[]"), ["at least one member"]),
+    "class-number": (dict(policy='["fifo", 3]'), ["policy 1", "policy must be"]),
+    "class-nested": (dict(policy='["fifo", ["lru"]]'), ["policy 1", "one policy"]),
+    "class-twice": (dict(policy='["fifo", "fifo"]'), ["lists a policy twice"]),
+    "class-unknown": (dict(policy='["fifo", "no_such_policy"]'),
+                      ["unknown policy 'no_such_policy'"]),
+    "class-fn-raises": (dict(policy="boom"), ["policies(quick=False) raised", "my own words"]),
+    "class-fn-text": (dict(policy="lambda quick: 'fifo'"), ["must return a list"]),
+    # a statement about some instance, and a growth bound's own conclusion
+    "reach-c-zero": (dict(bound="bounds.ratio_reaches(0)"), ["ratio_reaches", "c must be"]),
+    "pred-quantifier": (dict(bound="bounds.predicate(bool, 'p', quantifier='most')"),
+                        ["quantifier"]),
+    "some-asymptotic": (dict(bound="bounds.ratio_reaches(2)",
+                             form="'asymptotic upper bound'"), ["some instance", "form"]),
+    "growth-no-conclude": (dict(bound="bounds.Bound('g', boom, quantifier='growth')"),
+                           ["needs conclude"]),
+    "growth-conclude-raises": (
+        dict(bound="bounds.Bound('g', lambda r, o, i: ('ok', {}), quantifier='growth', "
+                   "conclude=boom)"), ["conclude(rows, scope) raised", "my own words"]),
+    "growth-conclude-text": (
+        dict(bound="bounds.Bound('g', lambda r, o, i: ('ok', {}), quantifier='growth', "
+                   "conclude=lambda rows, scope: 'grows')"), ["must return a dict"]),
     "params-unknown": (dict(params='{"nope": 1}'), ["nope"]),
     "params-text": (dict(params='"x=1"'), ["params must be a dict"]),
     "form": (dict(form='"bogus"'), ["form"]),

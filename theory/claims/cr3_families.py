@@ -19,9 +19,18 @@ SOLAR's epochs each contain OPT's switch, so Definition 5.3 (ii) is vacuous for 
 covers every sub-range of the claim (K = 1 and 2, k < K and k ≥ K, small and large λ, short
 and long traces, each quality), so each is attacked, not only sampled at random.
 
->>> trace, model = overshoot(1, 1, 0.5, "hit", phases=2, tail=1)
->>> trace.steps, trace.weights.tolist()
+The **P-phase** family (:func:`phases`) is the same construction scaled by its number of
+phases P at K = k = 1 with one tail step: each phase costs SOLAR (2λ − 0.001) + 1 + λ and OPT
+λ, so SOLAR − 3·OPT = 0.999·P exactly, for every λ: the excess over 3·OPT is no constant, and
+even "cost ≤ 3·OPT + b for some b" fails.  (The tail step matters: without it the step that
+fires SOLAR's gate is the one bringing the next topic's item, SOLAR admits it early and hits
+the whole next phase.)
+
+>>> inst = overshoot(1, 1, 0.5, "hit", phases=2, tail=1)
+>>> inst.steps, inst.trace.weights.tolist()
 (7, [0.0, 0.999, 1.0, 1.0, 0.999, 1.0, 1.0])
+>>> phases(3, 0.25).labels["scale"]
+3
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ import math
 
 import numpy as np
 
+from simulator.instance import Instance
 from simulator.trace import Trace
 
 SHORT = 1e-3  # how far under τ the first steps of a phase stay
@@ -43,8 +53,8 @@ def _phase_weights(lam: float, tail: int) -> list:
 
 
 def overshoot(K: int, top_k: int, lam: float, quality: str, phases: int = 3,
-              tail: int = 1):
-    """(trace, model options) of one overshoot instance (the module docstring)."""
+              tail: int = 1) -> Instance:
+    """One overshoot instance (the module docstring), labelled with its phases and tail."""
     weights = _phase_weights(lam, tail)
     n = len(weights)
     topic = np.repeat(np.arange(phases), n)
@@ -55,11 +65,19 @@ def overshoot(K: int, top_k: int, lam: float, quality: str, phases: int = 3,
     trace = Trace.from_arrays(queries=centres[topic], items=centres[arrive],
                               query_topics=topic, item_topics=arrive,
                               weights=np.r_[0.0, np.tile(weights, phases)])
-    return trace, dict(capacity=K, top_k=top_k, switch_cost=lam, quality=quality)
+    return Instance(trace, dict(capacity=K, top_k=top_k, switch_cost=lam, quality=quality),
+                    dict(family="overshoot", phases=phases, tail=tail))
+
+
+def phases(P: int, lam: float) -> Instance:
+    """The P-phase instance (the module docstring): K = k = 1, hit quality, one tail step;
+    ``labels["scale"]`` is P, the scale a growth fit reads."""
+    inst = overshoot(1, 1, lam, "hit", phases=P, tail=1)
+    return Instance(inst.trace, inst.options, dict(inst.labels, family="P-phase", scale=P))
 
 
 def grid(quick: bool) -> list:
-    """The (trace, model) instances of the claim's structured search."""
+    """The instances of the claim's structured search."""
     lams = (0.05, 0.5, 2.0) if quick else (0.05, 0.1, 0.25, 0.5, 1.0, 2.0)
     out = []
     for K in (1, 2):

@@ -22,13 +22,14 @@ import itertools
 
 import numpy as np
 
+from simulator.instance import Instance
 from simulator.trace import Trace
 from theory.opt.model import build_model, set_loss
 
 
 def random_instance(rng: np.random.Generator, max_steps: int = 8, max_capacity: int = 2,
                     deeper: int = 0):
-    """(trace, model options) of one random tiny instance.
+    """One random tiny :class:`~simulator.instance.Instance`.
 
     ``deeper`` > 0 lets the retrieval depth k exceed the capacity by up to that much (the
     edge k ≥ K, where every cached item is retrieved); 0 keeps k ≤ K.
@@ -51,7 +52,7 @@ def random_instance(rng: np.random.Generator, max_steps: int = 8, max_capacity: 
     model = dict(capacity=K, top_k=int(rng.integers(1, K + 1 + deeper)),
                  switch_cost=float(rng.choice([0.05, 0.1, 0.25, 0.5, 1.0, 2.0])),
                  quality=str(rng.choice(["hit", "hit", "similarity", "precision"])))
-    return trace, model
+    return Instance(trace, model, {"family": "random tiny"})
 
 
 def optimal_schedules(trace, capacity: int, top_k: int, switch_cost: float, quality: str,

@@ -13,15 +13,25 @@
 
 :func:`check` runs the policy on every instance, computes OPT when the bound needs it (exact,
 or certified bounds within ``time_limit`` seconds an instance), judges each instance with
-the bound (:mod:`theory.bounds`), shrinks the smallest breaking instance to one where every
-step matters (:mod:`theory.shrink`), saves it with the ``semcache run`` and ``semcache
-opt`` lines that replay it (and the ``--plugin`` its policy needs), and gives a verdict per
-sub-range.  Verdicts follow docs/claims.md: ``violated`` with that instance; ``holds`` only
-over an enumeration of :func:`theory.families.exhaustive` (basis ``exhaustive``) or a
-family its author declares exhaustive (basis ``declared``, the author's word), every
-instance decided; ``not refuted (n)``
-after a search; ``inconclusive`` when nothing broke but OPT's bounds straddle the limit
-somewhere (more time, or smaller instances, would decide).
+the bound (:mod:`theory.bounds`), and concludes by what the statement says of its
+instances, the bound's quantifier (:mod:`theory.kit.conclude`, docs/claims.md):
+
+- *for every instance* (``ratio_at_most`` and the others): ``violated`` with the smallest
+  breaking instance, shrunk to one where every step matters (:mod:`theory.kit.shrink`);
+  ``holds`` only over an enumeration of :func:`theory.families.exhaustive` (basis
+  ``exhaustive``) or a family its author declares exhaustive (basis ``declared``, the
+  author's word), every instance decided; ``not refuted (n)``
+  after a search; ``inconclusive`` when nothing broke but OPT's bounds straddle the limit
+  somewhere (more time, or smaller instances, would decide);
+- *for some instance* (``ratio_reaches``): ``holds`` with the smallest witness; ``not found
+  (n)`` after a search without one; ``violated`` only over an enumerated range;
+- *a rate or an additive form*: the bound's own growth judgement over the family.
+
+A saved instance comes with the ``semcache run`` and ``semcache opt`` lines that replay
+it (and the ``--plugin`` its policy needs), and each sub-range gets its own verdict.  A
+claim whose ``policy`` is a list of policies (or a function of ``quick`` returning one)
+is stated for every member of that class: each member is checked, and one that fails
+refutes the class (:mod:`theory.kit.conclude.policies`).
 
 Everything a claim is made of is checked when it is built (its id names files, so it is a
 registry name: :func:`simulator.registration.check_name`), and what your functions give
@@ -46,26 +56,34 @@ from typing import Any, Callable
 from simulator.errors import InputError
 from simulator.registration import check_name
 from theory.kit import bounds as bound_kinds
-from theory.claims.base import ClaimResult, by_subrange, plugin_of, save_instance
-from theory.claims.verdicts import (DECIDING, HOLDS, INCONCLUSIVE, NOT_REFUTED, SEARCH,
-                                    UNCONFIRMABLE, VIOLATED, basis, check_record)
+from theory.claims.base import ClaimResult, save_instance
+from theory.claims.verdicts import (SOME, UNCONFIRMABLE, UPPER_ASYMPTOTIC, check_record,
+                                    quantifier_of)
+from theory.kit.conclude import Judged, conclude
+from theory.kit.conclude.policies import class_verdict
 from theory.kit.exhaustive import family_basis
 from theory.kit.families import Family, as_family
+from theory.kit.members import check_policy, generated, is_generator, registered
 from theory.kit.user_code import call, is_bool, is_finite, shown
 
 
 @dataclasses.dataclass(frozen=True)
 class Claim:
-    """A claim: a policy, the instances it speaks of, and the bound it obeys on each.
+    """A claim: a policy (or a class of them), the instances it speaks of, and the bound
+    it obeys on them.
 
     ``id`` names the claim and its saved instances (1 to 64 letters, digits, ``_``, ``.``
     or ``-``, starting with a letter or digit); ``policy`` is a registered name or a
-    :class:`simulator.Policy` (registered under its name when checked); ``params`` its
-    parameters; ``instances`` a :class:`theory.families.Family`, a list of
+    :class:`simulator.Policy` (registered under its name when checked), or a class of
+    policies: a list of those, or a function of ``quick`` returning one (a generator of
+    the class, whose members are a sample of it); ``params`` the policy's parameters;
+    ``instances`` a :class:`theory.families.Family`, a list of
     :class:`simulator.instance.Instance`, or a function of ``quick`` returning either;
-    ``bound`` a :class:`theory.bounds.Bound`; ``subranges`` maps a name to a predicate on
-    an instance (True when the instance is in that part of the range); ``form`` names a
-    statement that runs cannot confirm (:data:`theory.claims.verdicts.UNCONFIRMABLE`).
+    ``bound`` a :class:`theory.bounds.Bound`, whose quantifier says whether the statement
+    is about every instance, some instance or a rate; ``subranges`` maps a name to a
+    predicate on an instance (True when the instance is in that part of the range);
+    ``form`` names a statement that runs cannot confirm
+    (:data:`theory.claims.verdicts.UNCONFIRMABLE`).
 
     A claim whose evidence is an experiment of its own (the paper's claims,
     :mod:`theory.claims`) gives ``evidence`` instead of ``policy``, ``instances`` and
@@ -110,15 +128,27 @@ class Claim:
         if self.form is not None and self.form not in UNCONFIRMABLE:
             raise InputError(f"{who}: form must be None or one of {UNCONFIRMABLE}, got "
                              f"{self.form!r}", "form")
+        if self.form == UPPER_ASYMPTOTIC and self.evidence is None \
+                and self.bound.quantifier == SOME:
+            raise InputError(f"{who}: a statement about some instance is not an "
+                             f"{UPPER_ASYMPTOTIC}; leave form None", "form")
         if not (isinstance(self.data, (tuple, list)) and
                 all(isinstance(d, str) for d in self.data)):
             raise InputError(f"{who}: data must be a tuple of dataset names", "data")
         object.__setattr__(self, "data", tuple(self.data))
+        if isinstance(self.policy, list):
+            object.__setattr__(self, "policy", tuple(self.policy))
         if self.evidence is None and not callable(self.instances):
             # a function of quick is checked when called
             object.__setattr__(self, "instances", _family(self, self.instances))
         if not self.title:
             object.__setattr__(self, "title", self.statement)
+
+    @property
+    def is_class(self) -> bool:
+        """Whether the claim is stated for every policy of a class (a list or a
+        function of ``quick``), not for one policy."""
+        return isinstance(self.policy, tuple) or is_generator(self.policy)
 
     def run(self, quick: bool, out_dir: str) -> ClaimResult:
         """The claims registry's interface (``semcache claims``): the ``evidence`` hook's
@@ -148,7 +178,7 @@ def _check_evidence(who: str, claim: Claim) -> None:
 
 def _check_statement(who: str, claim: Claim) -> None:
     """What the kit runs: a policy, a bound and (checked later) the instances."""
-    _check_policy(who, claim.policy)
+    check_policy(who, claim.policy)
     if claim.instances is None:
         raise InputError(f"{who}: instances must be a theory.families.Family, a list of "
                          "simulator.instance.Instance or a function of quick returning one "
@@ -156,26 +186,13 @@ def _check_statement(who: str, claim: Claim) -> None:
                          "NoneType", "instances")
     if not isinstance(claim.bound, bound_kinds.Bound):
         raise InputError(f"{who}: bound must be one of theory.bounds' (ratio_at_most, "
-                         "regret_at_most, modifications_at_most, predicate), got "
-                         f"{type(claim.bound).__name__}", "bound")
+                         "ratio_reaches, regret_at_most, modifications_at_most, "
+                         f"predicate, ...), got {type(claim.bound).__name__}", "bound")
     if claim.params is not None and not (isinstance(claim.params, dict) and
                                          all(isinstance(k, str) for k in claim.params)):
         raise InputError(f"{who}: params must be a dict of the policy's parameters by "
                          f"name, got {shown(claim.params)}", "params")
     _check_subranges(who, claim.subranges)
-
-
-def _check_policy(who: str, policy) -> None:
-    from simulator.policies.base import Policy
-
-    if isinstance(policy, str):
-        try:
-            check_name("policy", policy)
-        except InputError as exc:
-            raise InputError(f"{who}: {exc}", "policy") from None
-    elif not isinstance(policy, Policy):
-        raise InputError(f"{who}: policy must be a registered policy's name or a "
-                         f"simulator.Policy, got {type(policy).__name__}", "policy")
 
 
 def _check_subranges(who: str, subranges) -> None:
@@ -221,29 +238,6 @@ def _instances(claim: Claim, quick: bool) -> Family:
     return _family(claim, found)
 
 
-def _policy(claim: Claim) -> tuple:
-    """The policy's registered name and the plugin that defines it (None: semcache's, or
-    no file defines it)."""
-    from simulator import policies
-    from simulator.policies.base import Policy
-
-    if isinstance(claim.policy, Policy):
-        if policies.REGISTRY.get(claim.policy.name) is not claim.policy:
-            with _blame(claim):
-                policies.register(claim.policy, origin=plugin_of(claim.policy))
-        name = claim.policy.name
-    elif claim.policy not in policies.REGISTRY:
-        raise InputError(f"claim '{claim.id}': unknown policy '{claim.policy}'; define it "
-                         "in the claims file or in a plugin that --plugin FILE or "
-                         "SEMCACHE_PLUGINS loads (docs/extending.md), or give the "
-                         f"simulator.Policy itself; valid policies: {', '.join(policies.REGISTRY)}")
-    else:
-        name = claim.policy
-    if policies.shipped(name):
-        return name, None
-    return name, policies.origin(name) or plugin_of(policies.REGISTRY[name])
-
-
 def _options(claim: Claim, policy: str, family: Family) -> list:
     """Each instance's checked run options (:class:`simulator.run_options.RunOptions`),
     before anything runs."""
@@ -258,7 +252,7 @@ def _options(claim: Claim, policy: str, family: Family) -> list:
     return found
 
 
-def _members(claim: Claim, family: Family) -> dict:
+def _inside(claim: Claim, family: Family) -> dict:
     """Each sub-range's membership of every instance, before anything runs."""
     found = {}
     for name, inside in (claim.subranges or {}).items():
@@ -273,27 +267,35 @@ def _members(claim: Claim, family: Family) -> dict:
     return found
 
 
-def _judge(claim: Claim, instance, options, time_limit) -> tuple:
+def _judge(claim: Claim, instance, options, time_limit, best=None) -> tuple:
+    """(status, numbers) of ``instance``; ``best`` its OPT if already known."""
     from simulator.runner import run
-    from theory.opt import opt_with
+    from theory.kit.optimum import optimum
 
     with _blame(claim):
         result = run(instance.trace, options=options)
-        best = opt_with(instance.trace, options, time_limit=time_limit) \
-            if claim.bound.needs_opt else None
+        if best is None and claim.bound.needs_opt:
+            best = optimum(instance.trace, options, time_limit)
     with _blame(claim, f"bound '{claim.bound.describe()}'"):
         return claim.bound.apply(result, best, instance)
 
 
-def judge(claim: Claim, instance, time_limit: float | None = None) -> tuple:
-    """(status, numbers) of one instance: ``ok``, ``broken`` or ``undecided``."""
+def judge(claim: Claim, instance, time_limit: float | None = None, policy=None) -> tuple:
+    """(status, numbers) of one instance: ``ok``, ``broken`` or ``undecided`` (for a
+    statement about some instance: ``witness``, ``no`` or ``undecided``).  For a claim
+    about a class, ``policy`` names the member to run."""
     _check_arguments(claim, time_limit, "judge")
     if claim.evidence is not None:
         raise InputError(f"judge: claim '{claim.id}' gives evidence(quick, out_dir), not a "
                          "bound to judge one instance by; run it with theory.check", "claim")
-    policy, _ = _policy(claim)
+    if policy is None and claim.is_class:
+        raise InputError(f"judge: claim '{claim.id}' is about a class of policies; give "
+                         "policy=, the member to run", "policy")
+    if policy is not None:
+        check_policy(f"judge: claim '{claim.id}'", policy)
+    name, _ = registered(f"claim '{claim.id}'", claim.policy if policy is None else policy)
     family = _family(claim, [instance])
-    return _judge(claim, instance, _options(claim, policy, family)[0], time_limit)
+    return _judge(claim, instance, _options(claim, name, family)[0], time_limit)
 
 
 def _check_arguments(claim, time_limit, caller: str) -> None:
@@ -322,71 +324,69 @@ def check(claim: Claim, time_limit: float | None = None, out_dir: str = "claims-
         return claim.run(quick, out_dir)
     start = time.perf_counter()
     family = _instances(claim, quick)
-    policy, plugin = _policy(claim)
-    options = _options(claim, policy, family)
-    members = _members(claim, family)
-    rows = []
-    for i, (inst, opts) in enumerate(zip(family, options)):
-        status, numbers = _judge(claim, inst, opts, time_limit)
-        rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
-                         labels=inst.labels, **numbers))
-    broken = [r for r in rows if r["status"] == bound_kinds.BROKEN]
-    undecided = [r for r in rows if r["status"] == bound_kinds.UNDECIDED]
-    supported = family_basis(family)  # exhaustive only from families.exhaustive
-    kind = supported["kind"] if not undecided else SEARCH
-    based = basis(kind, f"{supported['scope']}; {claim.bound.describe()} on each")
+    who = f"claim '{claim.id}'"
+    if isinstance(claim.policy, tuple):
+        members = claim.policy
+    elif claim.is_class:
+        members = generated(who, claim.policy, quick)
+    else:
+        members = (claim.policy,)
+    ready = [(*registered(who, m), None) for m in members]  # every member before any run
+    ready = [(name, plugin, _options(claim, name, family)) for name, plugin, _ in ready]
+    if len({name for name, _, _ in ready}) < len(ready):
+        raise InputError(f"claim '{claim.id}': the class lists a policy twice: "
+                         f"{', '.join(name for name, _, _ in ready)}", "policy")
+    inside = _inside(claim, family)
+    opts = {}  # OPT of each instance, shared by the members of a class
+    found = [conclude(_judged(claim, family, inside, name, plugin, options, time_limit,
+                              out_dir, opts)) for name, plugin, options in ready]
+    said = dict(id=claim.id, statement=claim.statement,
+                conditions=claim.conditions or family.scope)
+    if claim.is_class:
+        said.update(class_verdict(claim, family, _range(family)["scope"],
+                                  [n for n, _, _ in ready], found))
+    else:
+        said.update(found[0])
+    check_record(said, said["form"], quantifier_of(said["form"])
+                 if claim.is_class else claim.bound.quantifier)
+    return ClaimResult(seconds=round(time.perf_counter() - start, 2), **said)
+
+
+def _judged(claim, family, inside, policy, plugin, options, time_limit, out_dir,
+            opts) -> Judged:
+    """``policy`` run and judged on every instance of ``family``."""
+    from simulator.trace import PagingTrace
+    from theory.kit.optimum import optimum
 
     def save(instance, name):
         model = dict(instance.options, policy=policy, **({"plugin": plugin} if plugin else {}))
         if claim.params:
             model["policy_params"] = dict(claim.params)
-        return save_instance(instance.trace, out_dir, name, model,
-                             with_opt=claim.bound.needs_opt)
+        paging = isinstance(instance.trace, PagingTrace)
+        saved = save_instance(instance.trace, out_dir, name, model,
+                              with_opt=claim.bound.needs_opt and not paging)
+        if claim.bound.needs_opt and paging:  # OPT is Belady's run: its replay line
+            saved["reproduce"] += save_instance(instance.trace, out_dir, name, dict(
+                instance.options, policy="belady"), with_opt=False)["reproduce"]
+        return saved
 
-    if broken:  # every judgement before any file is saved
-        first = min(broken, key=lambda r: r["steps"])
-        small = _shrunk(claim, family.instances[first["index"]], options[first["index"]],
-                        time_limit)
-        shrunk = _judge(claim, small, options[first["index"]], time_limit)[1]
-    parts = None
-    if claim.subranges:
-        named = {k: (lambda r, m=m: m[r["index"]]) for k, m in members.items()}
-        parts = by_subrange(rows, named, lambda r: r["status"] != bound_kinds.BROKEN,
-                            lambda r: save(family.instances[r["index"]],
-                                           f"{claim.id}_{r['index']}"), based, claim.form)
-    found = dict(id=claim.id, statement=claim.statement,
-                 conditions=claim.conditions or family.scope, form=claim.form,
-                 measured=dict(instances=len(rows), broken=len(broken),
-                               undecided=len(undecided), rows=rows), subranges=parts)
-    if broken:
-        found["measured"]["shrunk"] = shrunk
-        result = dict(found, verdict=VIOLATED, basis=based, instance=save(small, claim.id),
-                      evidence=f"{len(broken)} of {len(rows)} instances break "
-                               f"{claim.bound.describe()}; shrunk to {small.steps} steps: "
-                               + _numbers(shrunk))
-    elif undecided:
-        result = dict(found, verdict=INCONCLUSIVE, basis=based,
-                      evidence=f"none of {len(rows)} breaks it, but on {len(undecided)} OPT "
-                               "is known only within bounds that straddle the limit",
-                      would_decide="exact OPT on those instances: a larger time_limit, or "
-                                   "smaller instances")
-    else:
-        said = HOLDS if kind in DECIDING else NOT_REFUTED
-        result = dict(found, verdict=said, basis=based,
-                      evidence=f"all {len(rows)} instances meet {claim.bound.describe()}")
-    check_record(result, claim.form)
-    return ClaimResult(seconds=round(time.perf_counter() - start, 2), **result)
+    rows = []
+    for i, (inst, opt_options) in enumerate(zip(family, options)):
+        if claim.bound.needs_opt and i not in opts:
+            with _blame(claim):
+                opts[i] = optimum(inst.trace, opt_options, time_limit)
+        status, numbers = _judge(claim, inst, opt_options, time_limit, opts.get(i))
+        rows.append(dict(index=i, status=status, steps=inst.steps, **inst.options,
+                         labels=inst.labels, **numbers))
+    return Judged(claim=claim, policy=policy, family=family, rows=rows,
+                  range_kind=_range(family)["kind"], range_scope=_range(family)["scope"],
+                  inside=inside, save=save,
+                  rejudge=lambda inst, i: _judge(claim, inst, options[i], time_limit),
+                  save_as=f"{claim.id}-{policy}" if claim.is_class else claim.id)
 
 
-def _shrunk(claim: Claim, instance, options, time_limit):
-    from theory.kit.shrink import shrink
-
-    def still_broken(candidate):
-        return _judge(claim, candidate, options, time_limit)[0] == bound_kinds.BROKEN
-
-    return shrink(instance, still_broken)
-
-
-def _numbers(numbers: dict) -> str:
-    return ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
-                     for k, v in numbers.items())
+def _range(family: Family) -> dict:
+    """The basis kind a family supports and the range its scope names: ``exhaustive``
+    only for an enumeration of :func:`theory.families.exhaustive`, ``declared`` for a
+    family its author declares exhaustive (:func:`theory.kit.exhaustive.family_basis`)."""
+    return family_basis(family)
