@@ -80,8 +80,57 @@ def check_your_claim(report, nb):
     assert "semcache opt --trace" in report["property_failure"]
 
 
+# worst_case.ipynb: the search found a worst case by itself (not a trivial one), its grown
+# family tends to K, and each verdict printed is the kit's for its quantifier; the witness
+# replays to the ratio it claims (LRU and Belady rerun on the saved file here)
+WORST_CASE_PROBE = """
+import json, os
+from simulator import load, run
+def misses(trace, policy):
+    s = run(trace, policy, capacity=K).summary()
+    return s["steps"] - s["hits"]
+witness = load(reaches.instance["trace"])
+print(json.dumps(dict(
+    K=K, best=[lru.best["score"], lru.best["steps"], os.path.exists(lru.best["trace"])],
+    grown=[lru.grown["verdict"], lru.grown["limit"], lru.grown["scores"],
+           [i.labels["scale"] for i in lru.family]],
+    reaches=[reaches.verdict, reaches.basis["kind"],
+             misses(witness, "lru") / misses(witness, "belady")],
+    competitive=[competitive.verdict, competitive.basis["kind"], competitive.basis["scope"],
+                 len(tiny)],
+    solar=[solar.best["score"], solar.grown["verdict"], solar.grown["repeats"]],
+    additive={f"{c:g}": [a.verdict, a.basis["kind"]] for c, a in additive.items()},
+    figures=[[ax.get_title(), ax.get_xlabel(), ax.get_ylabel(),
+              [line.get_linestyle() for line in ax.get_lines()]]
+             for ax in (lru_figure.axes[0], solar_figure.axes[0])])))
+"""
+
+
+def check_worst_case(report, nb):
+    K = report["K"]
+    score, steps, saved = report["best"]
+    assert score > 1.5 and steps <= 24 and saved  # a worst case, not the first candidate
+    verdict, limit, scores, scales = report["grown"]
+    assert verdict == "bounded" and limit == pytest.approx(K, rel=0.03)
+    assert 0.95 * K <= max(scores) <= K + 1e-9  # Sleator-Tarjan: reached, never passed
+    assert scales == sorted(scales) and len(set(scales)) >= 5
+    verdict, kind, ratio = report["reaches"]
+    assert (verdict, kind) == ("holds", "witness") and ratio >= 0.95 * K
+    verdict, kind, scope, count = report["competitive"]
+    assert (verdict, kind) == ("holds", "exhaustive") and count > 100
+    assert f"{count}instances" in "".join(scope.split())  # the range, in the verdict
+    excess, verdict, repeats = report["solar"]
+    assert excess > 1 and verdict == "grows" and len(repeats) >= 5
+    assert report["additive"] == {"3": ["violated", "growth"], "5": ["not refuted", "growth"]}
+    lru_figure, solar_figure = report["figures"]
+    assert "K = 3" in lru_figure[0] and lru_figure[1].startswith("repetition r")
+    assert ":" in lru_figure[3]  # K, dotted
+    assert "SOLAR" in solar_figure[0]
+
+
 CHECKS = {"bounds.ipynb": (BOUNDS_PROBE, check_bounds),
-          "your_claim.ipynb": (YOUR_CLAIM_PROBE, check_your_claim)}
+          "your_claim.ipynb": (YOUR_CLAIM_PROBE, check_your_claim),
+          "worst_case.ipynb": (WORST_CASE_PROBE, check_worst_case)}
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
