@@ -93,3 +93,15 @@ def test_same_seed_same_verdict(tiny, tmp_path):
 def test_a_bad_search_is_one_line_naming_it(tiny, make, says):
     with pytest.raises(InputError, match=says):
         make(tiny)
+
+
+def test_theorem_5_4s_sub_ranges_get_the_searchs_instances():
+    from theory.claims import solar_cr3
+
+    found = solar_cr3.searched(quick=True)
+    said = [solar_cr3.evaluate(i.trace, i.options) for i in found]
+    assert [(e["capacity"], e["top_k"], e["switch_cost"]) for e in said] == \
+        list(solar_cr3.SEARCHED)
+    # the search keeps inside D5.3 as the paper words it, and breaks the theorem there
+    assert all(e["d53_paper"] for e in said if e["ratio"] > 1)
+    assert max(e["ratio"] for e in said if e["d53_paper"]) > 3

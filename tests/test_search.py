@@ -50,7 +50,7 @@ def test_lfu_ratio_grows_without_bound():
 
 
 def test_a_definition_5_3_instance_with_ratio_above_3():
-    from simulator.experiments.bench_search import d53_ratio
+    from theory.claims.solar_cr3 import d53_ratio
 
     found = worst_case(**SOLAR, score=d53_ratio, budget=150, seed=0, grow=False,
                        max_steps=8)
@@ -83,7 +83,7 @@ def test_cost_minus_3_opt_grows_inside_definition_5_3():
     """An instance the search found (seed 0 of the bench row search-solar-d53-excess),
     grown: every grown instance satisfies Definition 5.3 (else it is not scored) and the
     excess doubles with r."""
-    from simulator.experiments.bench_search import d53_excess
+    from theory.claims.solar_cr3 import d53_excess
 
     space = Space("semantic", 1, top_k=1, switch_cost=LAM)
     g = ((-1, 0, 0.0), (0, 0, 0.999), (0, 0, 1.0), (0, 1, 0.25), (1, 1, 0.999),

@@ -12,35 +12,16 @@ scores of the ``hypothesis`` engine with the same budget and seeds.
 
 Targets: LRU's, FIFO's and LFU's paging ratio to Belady (K = 3, 4 pages); SOLAR (τ = 2λ,
 λ = 0.5, K = 1) on instances satisfying Definition 5.3 as the paper words it
-(:func:`d53_ratio`); SOLAR's cost − 3·OPT (K = 1, the additive form of Theorem 5.4), on
-any instance and on those satisfying Definition 5.3 (:func:`d53_excess`).
+(:func:`theory.claims.solar_cr3.d53_ratio`); SOLAR's cost − 3·OPT (K = 1, the additive
+form of Theorem 5.4), on any instance and on those satisfying Definition 5.3
+(:func:`theory.claims.solar_cr3.d53_excess`).
 """
 
 from __future__ import annotations
 
+from theory.claims.solar_cr3 import d53_excess, d53_ratio
+
 LAMBDA = 0.5
-
-
-def d53_ratio(run, opt, instance) -> float:
-    """SOLAR/OPT in the paper's model when the instance satisfies Definition 5.3 as the
-    paper words it, else 0 (:func:`theory.claims.solar_cr3.evaluate`; a score for
-    :func:`theory.search.worst_case`, on instances small enough to enumerate every optimal
-    schedule)."""
-    from theory.claims.solar_cr3 import evaluate
-
-    e = evaluate(instance.trace, dict(instance.options))
-    return float(e["ratio"]) if e["d53_paper"] else 0.0
-
-
-def d53_excess(run, opt, instance) -> float:
-    """SOLAR − 3·OPT in the paper's model when the instance satisfies Definition 5.3 as
-    the paper words it, else NaN (not scored): the additive form of Theorem 5.4 inside its
-    hypothesis.  Slow on long instances (every optimal schedule is enumerated), so a
-    search grows with it only to ``grow_steps=64``."""
-    from theory.claims.solar_cr3 import evaluate
-
-    e = evaluate(instance.trace, dict(instance.options))
-    return float(e["solar"] - 3 * e["opt"]) if e["d53_paper"] else float("nan")
 
 
 def targets(budget: int) -> list:
