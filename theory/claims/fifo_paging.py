@@ -11,10 +11,12 @@ competitive ratio exactly K (Sleator and Tarjan).  Two halves, against Belady's 
 - *at most K*: FIFO's misses never exceed K times Belady's, on every request sequence of a
   finite range (:func:`theory.families.exhaustive`, one sequence per relabelling of the
   pages, which changes neither FIFO's nor Belady's misses) and on seeded random sequences
-  beyond it, each stated with the kit and judged by :func:`theory.check`.
+  beyond it, each stated with the kit and judged by :func:`theory.check`, and on the
+  worst cases :func:`theory.search.worst_case` finds (:mod:`theory.claims.paging_search`).
 
 Basis.  The headline holds over the exhaustive range, with the ratio K reached on the
-adversary's construction; the random sequences are ``not refuted``.
+adversary's construction; the random sequences and the search's worst cases are ``not
+refuted``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from simulator.runner import run
 from simulator.trace import PagingTrace
 from simulator.trace_formats import load
 from theory.claims.base import HOLDS, VIOLATED, save_policy_instance
+from theory.claims.paging_search import searched, searched_part
 from theory.claims.verdicts import CONSTRUCTION, NOT_REFUTED, basis, verdict
 from theory.kit import bounds, families
 from theory.kit.claim import Claim
@@ -105,21 +108,22 @@ def _check(quick: bool, out_dir: str) -> dict:
     n = RANDOM[quick]
     kit = theory.check(_claim("random", random_sequences(n)), out_dir=out_dir)
     every = theory.check(_claim("exhaustive", every_sequence(quick)), out_dir=out_dir)
+    searches = [theory.check(c, out_dir=out_dir) for c in searched(quick, ("fifo",))]
     worst = max(r["ratio_over_K"] for r in kit.measured["rows"])
     top = max(r["ratio_over_K"] for r in every.measured["rows"])
     measured = dict(adversarial=seen["rows"], random_sequences=n, max_ratio_over_K=worst,
                     exhaustive=dict(sequences=len(every.measured["rows"]),
                                     max_ratio_over_K=top))
     bad = seen["bad"]
-    for found in (every, kit):
+    for found in (every, kit, *searches):
         if bad is None and found.verdict == VIOLATED:
             inst = found.instance
             bad = dict(problem=f"{found.id}: {found.evidence}",
                        instance=Instance(load(inst["trace"]),
                                          {"capacity": inst["model"]["capacity"]}))
     if bad is not None:
-        return dict(verdict=VIOLATED, basis=every.basis if every.verdict == VIOLATED
-                    else kit.basis, measured=measured, evidence=bad["problem"],
+        first = next((f for f in (every, kit, *searches) if f.verdict == VIOLATED), kit)
+        return dict(verdict=VIOLATED, basis=first.basis, measured=measured, evidence=bad["problem"],
                     instance=save_policy_instance(bad["instance"], "fifo", out_dir,
                                                   "fifo_paging", with_opt=False))
     grid = GRID_K[quick]
@@ -134,14 +138,15 @@ def _check(quick: bool, out_dir: str) -> dict:
              verdict(every.verdict, every.basis, f"FIFO ≤ K·Belady on all {count} sequences "
                      f"(max ratio/K {top:.3f})", range="at most K, exhaustive", runs=count),
              verdict(NOT_REFUTED, kit.basis, f"FIFO ≤ K·Belady on all {n} (max ratio/K "
-                     f"{worst:.3f})", range="at most K, random sequences", runs=n)]
+                     f"{worst:.3f})", range="at most K, random sequences", runs=n),
+             searched_part(searches, quick, "FIFO")]
     return dict(verdict=every.verdict, measured=measured, subranges=parts,
                 basis=basis(every.basis["kind"], every.basis["scope"] + "; the ratio K is "
                             "reached on the adversary's construction"),
                 verdict_note=f"at most K: K ≤ {max(LONGEST[quick])}, exhaustive",
                 evidence=f"adversarial FIFO/Belady reaches {reached}; FIFO stays ≤ K·Belady "
-                         f"on all {count} sequences of the exhaustive range and on {n} "
-                         "random ones")
+                         f"on all {count} sequences of the exhaustive range, on {n} "
+                         "random ones and on the worst-case search's")
 
 
 CLAIM = Claim(
@@ -152,5 +157,6 @@ CLAIM = Claim(
                "adversary against FIFO with K ∈ {1,2,4,8,16}, T = 10…1000 cycles of K "
                "(quick: K ≤ 8, ≤ 400 cycles); every sequence over K + 1 pages up to "
                "relabelling, length ≤ 10/9/8 for K = 1/2/3 (quick: 8/7/6); 3000 seeded "
-               "random sequences, K = 1…8, T = K+1…299, up to 3K+2 pages (quick: 200)",
+               "random sequences, K = 1…8, T = K+1…299, up to 3K+2 pages (quick: 200); the "
+               "worst-case search at K = 2, 3, 4, 1000 evaluations each (quick: K = 2, 150)",
     evidence=_check)

@@ -18,9 +18,10 @@ checked exhaustively on a finite range (:func:`every_sequence`: every request se
 over K + 1 pages up to a length, one per relabelling of the pages, which changes none of
 the three policies' miss counts, enumerated by :func:`theory.families.exhaustive`) and by
 a random search beyond it, each stated with the kit and judged by :func:`theory.check`,
-and the worst-case search's (:func:`searched`: ``theory.Claim(search=...)``, longer
-sequences at K = 2…4).  The headline holds over the exhaustive range and the
-construction; the random sequences and the search's worst cases are ``not refuted``.
+and the worst-case search's (:mod:`theory.claims.paging_search`:
+``theory.Claim(search=...)``, longer sequences at K = 2…4).  The headline holds over the
+exhaustive range and the construction; the random sequences and the search's worst cases
+are ``not refuted``.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from simulator.runner import run
 from simulator.trace import PagingTrace
 from simulator.trace_formats import load
 from theory.claims.base import HOLDS, VIOLATED, save_policy_instance
-from theory.claims.verdicts import CONSTRUCTION, NOT_REFUTED, SEARCH, basis, verdict
+from theory.claims.paging_search import searched, searched_part
+from theory.claims.verdicts import CONSTRUCTION, NOT_REFUTED, basis, verdict
 
 LONGEST = {True: {1: 8, 2: 7}, False: {1: 10, 2: 8, 3: 7}}  # K -> longest sequence
 
@@ -73,47 +75,6 @@ def claims(instances, name: str) -> list:
     return [theory.Claim(id=f"lru-paging-{name}-{p}", statement=f"{p} misses at most K "
                          "times Belady's", policy=p, instances=instances, bound=bound)
             for p in ("lru", "fifo")]
-
-
-# the worst-case search beyond the exhaustive range: its capacities and evaluations
-SEARCH_K = {True: (2,), False: (2, 3, 4)}
-SEARCH_BUDGET = {True: 150, False: 1000}
-
-
-def searched(quick: bool) -> list:
-    """"cost ≤ K·Belady" for LRU and for FIFO at each K of :data:`SEARCH_K`, with the
-    worst-case search beside a tiny enumerated family (``theory.Claim(search=...)``):
-    sequences up to 6(K + 1) requests over K + 1 pages, seed 0."""
-    from theory.search import Budget
-
-    out = []
-    for K in SEARCH_K[quick]:
-        tiny = theory.families.exhaustive("paging", length=3, pages=K + 1, capacity=[K])
-        out += [theory.Claim(id=f"lru-paging-search-{p}-K{K}", policy=p, instances=tiny,
-                             statement=f"{p} misses at most {K} times Belady's",
-                             bound=theory.bounds.ratio_at_most(K),
-                             search=Budget(evaluations=SEARCH_BUDGET[quick], seed=0))
-                for p in ("lru", "fifo")]
-    return out
-
-
-def _searched_part(found: list, quick: bool) -> dict:
-    """The sub-range "at most K, worst-case search" from :func:`searched`'s results."""
-    part = "at most K, worst-case search"
-    broken = next((r for r in found if r.verdict == VIOLATED), None)
-    if broken is not None:
-        return verdict(VIOLATED, broken.basis, f"{broken.id}: {broken.evidence}",
-                       instance=broken.instance, range=part, runs=len(found))
-    rows = [row for r in found for row in r.measured["search"]["measured"]["rows"]]
-    worst = max(row["ratio_lower"] / row["capacity"] for row in rows)
-    ks = ", ".join(map(str, SEARCH_K[quick]))
-    return verdict(NOT_REFUTED, basis(SEARCH, f"the worst case theory.search.worst_case "
-                                              f"found for LRU and for FIFO at K = {ks} "
-                                              f"(anneal, {SEARCH_BUDGET[quick]} evaluations "
-                                              "each, seed 0, ≤ 6(K + 1) requests over K + 1 "
-                                              "pages), shrunk, against Belady"),
-                   f"LRU and FIFO ≤ K·Belady on each (max ratio/K {worst:.3f})", range=part,
-                   runs=len(rows))
 
 
 def _span(quick: bool) -> str:
@@ -158,7 +119,7 @@ def _check(quick: bool, out_dir: str) -> dict:
     worst = max(r["ratio_over_K"] for k in kit for r in k.measured["rows"])
     top = max(r["ratio_over_K"] for k in every for r in k.measured["rows"])
     count = len(every[0].measured["rows"])
-    found = [theory.check(c, out_dir=out_dir) for c in searched(quick)]
+    found = [theory.check(c, out_dir=out_dir) for c in searched(quick, ("lru", "fifo"))]
     broken = next((k for k in every + kit + found if k.verdict == VIOLATED), None)
     if broken is not None and bad is None:
         inst = broken.instance
@@ -184,7 +145,7 @@ def _check(quick: bool, out_dir: str) -> dict:
                      runs=count),
              verdict(NOT_REFUTED, search, f"LRU and FIFO ≤ K·Belady on all {n} (max ratio/K "
                      f"{worst:.3f})", range="at most K, random sequences", runs=n),
-             _searched_part(found, quick)]
+             searched_part(found, quick, "LRU and FIFO")]
     return dict(verdict=every[0].verdict, measured=measured, subranges=parts,
                 basis=basis(enumerated["kind"], enumerated["scope"] + "; the ratio K is "
                             "reached on the adversary's construction"),
