@@ -105,3 +105,24 @@ def test_theorem_5_4s_sub_ranges_get_the_searchs_instances():
     # the search keeps inside D5.3 as the paper words it, and breaks the theorem there
     assert all(e["d53_paper"] for e in said if e["ratio"] > 1)
     assert max(e["ratio"] for e in said if e["d53_paper"]) > 3
+
+
+def test_the_paging_claims_search_beyond_their_exhaustive_range(tmp_path):
+    from theory.claims import paging_search
+
+    found = [theory.check(c, out_dir=str(tmp_path))
+             for c in paging_search.searched(True, ("lru", "fifo"))]
+    # the search's instances are longer than the enumerated ones, and none breaks K·Belady
+    assert all(r.measured["search"]["verdict"] == NOT_REFUTED for r in found)
+    assert all(row["steps"] > 3 for r in found
+               for row in r.measured["search"]["measured"]["rows"])
+    part = paging_search.searched_part(found, True, "LRU and FIFO")
+    assert part["verdict"] == NOT_REFUTED and part["basis"]["kind"] == SEARCH
+    assert "150 evaluations" in part["basis"]["scope"]
+    # a false bound at the same budget is broken by the search, and the part says so
+    false = [theory.Claim(id="half", statement="s", policy="lru",
+                          bound=bounds.ratio_at_most(1.2), instances=c.instances,
+                          search=c.search) for c in paging_search.searched(True, ("lru",))]
+    broken = paging_search.searched_part([theory.check(c, out_dir=str(tmp_path))
+                                          for c in false], True, "LRU")
+    assert broken["verdict"] == VIOLATED and broken["instance"]["reproduce"]
