@@ -79,7 +79,9 @@ def test_single_item_influence_is_one_over_k_under_precision():
 
 
 @pytest.mark.parametrize("lam", [0.05, 0.25, 2.0])
-def test_the_p_phase_family_breaks_the_additive_form_by_0999_a_phase(lam):
+def test_the_p_phase_family_breaks_the_additive_form_by_0999_a_phase(lam, tmp_path):
+    import theory
+
     # each phase costs SOLAR (2λ − 0.001) + 1 + λ and OPT λ: no constant b absorbs it
     from theory.claims import cr3_additive
 
@@ -87,22 +89,14 @@ def test_the_p_phase_family_breaks_the_additive_form_by_0999_a_phase(lam):
     assert all(r["opt_exact"] for r in rows)
     for r in rows:
         assert r["cost"] - 3 * r["opt"] == pytest.approx(0.999 * r["scale"], abs=1e-9)
-    said = cr3_additive.judge(rows, 3.0, "P = 1…8")
-    assert (said["verdict"], said["basis"]["kind"]) == (VIOLATED, "growth")
-    assert rows[said["witness"]]["scale"] == 8
-    # the corrected bound 3 + ℓ_max/λ keeps 0.001 a phase to spare
-    corrected = cr3_additive.judge(rows, 3 + 1 / lam, "P = 1…8")
-    assert corrected["verdict"] == NOT_REFUTED
-
-
-def test_an_excess_that_levels_off_is_not_growth():
-    # cost − 3·OPT = 2 − 2/P rises at every P but stays below 2: bounded, so not refuted
-    from theory.claims import cr3_additive
-
-    rows = [dict(scale=P, opt=1.0, cost=3.0 + 2 - 2 / P) for P in (2, 4, 8, 16, 32, 64)]
-    assert cr3_additive.judge(rows, 3.0, "made up")["verdict"] == NOT_REFUTED
-    rows = [dict(scale=P, opt=1.0, cost=3.0 + 0.5 * P) for P in (2, 4, 8, 16, 32, 64)]
-    assert cr3_additive.judge(rows, 3.0, "made up")["verdict"] == VIOLATED
+    # judged by the kit: the excess grows; the corrected bound keeps 0.001 a phase to spare
+    family = theory.families.Family(tuple(r["instance"] for r in rows), "P = 1…8")
+    for c, said in ((3.0, VIOLATED), (3 + 1 / lam, NOT_REFUTED)):
+        found = theory.check(theory.Claim(
+            id="p-phase", statement="s", policy="solar", params={"tau": 2 * lam},
+            instances=family, bound=theory.bounds.competitive_at_most(c)),
+            out_dir=str(tmp_path))
+        assert (found.verdict, found.basis["kind"]) == (said, "growth")
 
 
 def test_a_ratio_against_the_relaxed_opt_is_worded_as_an_upper_bound():

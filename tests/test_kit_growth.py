@@ -16,7 +16,7 @@ from simulator.instance import Instance
 from simulator.run_options import RunOptions
 from simulator.runner import run
 from theory.claims import verdicts
-from theory.claims.cr3_families import overshoot
+from theory.claims import cr3_families
 from theory.kit.fit import growth_fit
 from theory.opt import opt_with
 from theory.regret_fit import bootstrap_slope, fit_slope
@@ -41,8 +41,7 @@ def rows_of(bound, policy, family, params=None):
 def phases(P: int, lam: float = LAM) -> Instance:
     """K = 1, P phases: weights 2λ − 0.001 then 1 then 1, the last step bringing the next
     topic's item; SOLAR (τ = 2λ) pays 3λ + 0.999 a phase and OPT λ (cr3_families)."""
-    trace, model = overshoot(1, 1, lam, "hit", phases=P, tail=1)
-    return Instance(trace, model, {"scale": P})
+    return cr3_families.phases(P, lam)
 
 
 @pytest.fixture(scope="module")
