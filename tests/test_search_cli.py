@@ -90,8 +90,12 @@ def test_a_plugin_policy_is_searched_and_replayed(capsys, tmp_path, monkeypatch)
     import pathlib
 
     import simulator
+    from simulator.experiments import plugins
 
+    # the registry and the loaded plugins as they were, after the test: a plugin left
+    # loaded without its policy would not register it again (test_plugins loads this file)
     monkeypatch.setattr(simulator.policies, "REGISTRY", dict(simulator.policies.REGISTRY))
+    monkeypatch.setattr(plugins, "_LOADED", dict(plugins._LOADED))
     plugin = str(pathlib.Path(__file__).parent / "data" / "plugins" / "redundancy.py")
     code, out, _ = _cli(capsys, ["search", "--plugin", plugin, "--policy", "redundancy",
                                  "--mode", "semantic", "--capacity", "2", "--switch-cost",
