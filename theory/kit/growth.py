@@ -46,7 +46,8 @@ excess against OPT's lower bound grows (exact OPT would decide).
 >>> rows = [dict(index=i, K=2, T=T, value=0.1 * T, value_upper=0.1 * T, f=T ** 0.5)
 ...         for i, T in enumerate((100, 200, 400, 800))]
 >>> said = b.conclude(rows, "four horizons")
->>> said["verdict"], said["basis"]["kind"], said["witness"]
+>>> basis = said["basis"]
+>>> said["verdict"], basis["kind"], said["witness"]
 ('violated', 'growth', 3)
 >>> rate_at_least(lambda K, T: T).conclude(rows, "four horizons")["verdict"]
 'not refuted'
