@@ -21,16 +21,14 @@ refuted``.
 
 from __future__ import annotations
 
-import numpy as np
 
 import theory
 from simulator.instance import Instance
-from simulator.runner import run
-from simulator.trace import PagingTrace
 from simulator.trace_formats import load
 from theory.claims.base import HOLDS, VIOLATED, save_policy_instance
 from theory.claims.paging_search import searched, searched_part
 from theory.claims.verdicts import CONSTRUCTION, NOT_REFUTED, basis, verdict
+from theory.claims.lru_paging import misses, random_sequences, within_k_belady
 from theory.kit import bounds, families
 from theory.kit.claim import Claim
 
@@ -38,33 +36,6 @@ LONGEST = {True: {1: 8, 2: 7, 3: 6}, False: {1: 10, 2: 9, 3: 8}}  # K -> longest
 CYCLES = {True: (10, 100, 400), False: (10, 100, 1000)}  # adversary length, in cycles of K
 GRID_K = {True: (1, 2, 4, 8), False: (1, 2, 4, 8, 16)}
 RANDOM = {True: 200, False: 3000}
-
-
-def misses(trace, policy: str, K: int) -> int:
-    """Demand-paging misses of ``policy`` with capacity ``K`` (the cache starts empty)."""
-    s = run(trace, policy, capacity=K).summary()
-    return s["steps"] - s["hits"]
-
-
-def _within_k_belady(result, opt, instance) -> tuple:
-    K = instance.options["capacity"]
-    fifo = result.summary()["steps"] - result.summary()["hits"]
-    belady = misses(instance.trace, "belady", K)
-    return fifo <= K * belady, {"ratio_over_K": fifo / (K * belady)}
-
-
-def random_sequences(n: int) -> families.Family:
-    """``n`` seeded random request sequences: K = 1…8, K + 1 … 3K + 2 pages, T ≤ 299."""
-    rng = np.random.default_rng(11)
-    out = []
-    for _ in range(n):
-        K = int(rng.integers(1, 9))
-        pages = int(rng.integers(K + 1, 3 * K + 3))
-        T = int(rng.integers(K + 1, 300))
-        out.append(Instance(PagingTrace.from_requests(rng.integers(0, pages, T)),
-                            {"capacity": K}, {"pages": pages}))
-    return families.Family(tuple(out), f"{n} seeded random sequences, K = 1…8, T ≤ 299, up "
-                                        "to 3K + 2 pages")
 
 
 def every_sequence(quick: bool) -> families.Enumeration:
@@ -78,7 +49,7 @@ def every_sequence(quick: bool) -> families.Enumeration:
 def _claim(name: str, instances) -> theory.Claim:
     return theory.Claim(id=f"fifo-paging-{name}", statement="FIFO misses at most K times "
                         "Belady's", policy="fifo", instances=instances,
-                        bound=bounds.predicate(_within_k_belady, "misses ≤ K·Belady's misses"))
+                        bound=bounds.predicate(within_k_belady, "misses ≤ K·Belady's misses"))
 
 
 def adversary(quick: bool) -> dict:
@@ -106,7 +77,7 @@ def adversary(quick: bool) -> dict:
 def _check(quick: bool, out_dir: str) -> dict:
     seen = adversary(quick)
     n = RANDOM[quick]
-    kit = theory.check(_claim("random", random_sequences(n)), out_dir=out_dir)
+    kit = theory.check(_claim("random", random_sequences(n, seed=11)), out_dir=out_dir)
     every = theory.check(_claim("exhaustive", every_sequence(quick)), out_dir=out_dir)
     searches = [theory.check(c, out_dir=out_dir) for c in searched(quick, ("fifo",))]
     worst = max(r["ratio_over_K"] for r in kit.measured["rows"])

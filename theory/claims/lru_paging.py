@@ -40,16 +40,17 @@ from theory.claims.verdicts import CONSTRUCTION, NOT_REFUTED, basis, verdict
 LONGEST = {True: {1: 8, 2: 7}, False: {1: 10, 2: 8, 3: 7}}  # K -> longest sequence
 
 
-def _within_k_belady(run, opt, instance) -> tuple:
+def within_k_belady(run, opt, instance) -> tuple:
+    """The predicate "misses ≤ K·Belady's misses" of one run (a paging claim's bound)."""
     K = instance.options["capacity"]
-    misses = run.summary()["steps"] - run.summary()["hits"]
-    belady = _misses(instance.trace, "belady", K)
-    return misses <= K * belady, {"ratio_over_K": misses / (K * belady)}
+    missed = run.summary()["steps"] - run.summary()["hits"]
+    belady = misses(instance.trace, "belady", K)
+    return missed <= K * belady, {"ratio_over_K": missed / (K * belady)}
 
 
-def random_sequences(n: int) -> theory.families.Family:
+def random_sequences(n: int, seed: int = 7) -> theory.families.Family:
     """``n`` seeded random request sequences: K = 1…8, K + 1 … 3K + 2 pages, T ≤ 299."""
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(seed)
     out = []
     for _ in range(n):
         K = int(rng.integers(1, 9))
@@ -71,7 +72,7 @@ def every_sequence(quick: bool) -> theory.families.Family:
 
 def claims(instances, name: str) -> list:
     """"misses ≤ K·Belady" for LRU and for FIFO on ``instances``, stated with the kit."""
-    bound = theory.bounds.predicate(_within_k_belady, "misses ≤ K·Belady's misses")
+    bound = theory.bounds.predicate(within_k_belady, "misses ≤ K·Belady's misses")
     return [theory.Claim(id=f"lru-paging-{name}-{p}", statement=f"{p} misses at most K "
                          "times Belady's", policy=p, instances=instances, bound=bound)
             for p in ("lru", "fifo")]
@@ -88,7 +89,8 @@ def _broken(problem: str, trace, K: int, policy: str) -> dict:
     return dict(problem=problem, instance=Instance(trace, {"capacity": K}), policy=policy)
 
 
-def _misses(trace, policy, K):
+def misses(trace, policy: str, K: int) -> int:
+    """Demand-paging misses of ``policy`` with capacity ``K`` (the cache starts empty)."""
     s = run(trace, policy, capacity=K).summary()
     return s["steps"] - s["hits"]
 
@@ -106,7 +108,7 @@ def _check(quick: bool, out_dir: str) -> dict:
             for cycles in ((10, 100, 400) if quick else (10, 100, 1000)):
                 T = cycles * K
                 trace = build("paging", policy, K, T)
-                ratio = _misses(trace, policy, K) / _misses(trace, "belady", K)
+                ratio = misses(trace, policy, K) / misses(trace, "belady", K)
                 ratios.append(ratio)
                 rows.append(dict(K=K, policy=policy, steps=T, ratio=round(ratio, 4)))
             if bad is None and (ratios[-1] < 0.95 * K or ratios != sorted(ratios)):
