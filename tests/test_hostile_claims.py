@@ -394,3 +394,28 @@ def test_a_file_size_limit_while_saving_is_one_line(tmp_path):
     assert done.stderr == ("semcache: error: --out 'co': cannot save the instance "
                            f"never-changes_0.npz: {os.strerror(errno.EFBIG)}\n")
     assert snapshot(tmp_path) == before
+
+
+def test_an_instance_that_is_not_a_trace_is_staged_and_written_whole(tmp_path, monkeypatch):
+    """A breaking loss sequence or a stylized model's pool (JSON, not a trace) is saved as
+    trace instances are: into a run's staging folder, and whole or not at all."""
+    import json
+
+    from theory.claims import instance_files
+
+    out = tmp_path / "out"
+    with instance_files.staged(str(out)):
+        instance_files.write_json({"losses": [1, 0]}, str(out), "gate.json")
+        assert not out.exists()
+    assert json.loads((out / "gate.json").read_text()) == {"losses": [1, 0]}
+    before = snapshot(tmp_path)
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(json, "dump", full)
+    for folder in (out, tmp_path / "new"):
+        with pytest.raises(OSError):
+            instance_files.write_json({"losses": [1]}, str(folder), "other.json")
+    monkeypatch.undo()
+    assert snapshot(tmp_path) == before

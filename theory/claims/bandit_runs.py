@@ -19,11 +19,12 @@ the full grids with fewer horizons, so both see the same K and seeds.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 
 import numpy as np
+
+from theory.claims import instance_files
 
 SEEDS = tuple(range(16))
 POOL_K = (1, 2, 3, 4, 5)  # quick shortens T only: the same curves in both
@@ -137,12 +138,10 @@ def save(out_dir: str, name: str, utilities, K: int, steps: int, policy: str,
     """Write a stylized-model instance as JSON and say how to rerun it: the command prints
     R_T of ``policy`` against ``against`` (the best schedule of its class, or a policy's
     run on the same arrivals, :func:`theory.eviction_bandit.regret_curve`)."""
-    os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, f"{name}.json")
     spec = dict(utilities=[float(x) for x in utilities], capacity=K, steps=steps,
                 policy=policy, seed=seed, against=against)
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(spec, fh, indent=1)
+    instance_files.write_json(spec, out_dir, f"{name}.json")
     run = ("python -c \"import json; from theory.eviction_bandit import regret_curve; "
            f"s = json.load(open('{path}')); print(regret_curve(s['utilities'], s['capacity'], "
            "s['steps'], s['policy'], s['seed'], s['against'])[-1])\"")

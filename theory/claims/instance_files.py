@@ -37,18 +37,45 @@ _STAGED: dict = {}  # out_dir (absolute) -> the staging folder its instances go 
 def write(trace, out_dir: str, filename: str) -> None:
     """``trace`` as ``out_dir/filename`` (or into the staging folder of ``out_dir``);
     an ``OSError`` leaves nothing of it behind."""
-    from simulator.trace_formats import save
+    from simulator.trace_formats import save as save_trace
 
+    _write(lambda path: save_trace(trace, path), out_dir, filename)
+
+
+def write_json(doc: dict, out_dir: str, filename: str) -> None:
+    """``doc`` as JSON in ``out_dir/filename``, by the rules of :func:`write` (an instance
+    that is not a trace: a loss sequence, a stylized model's pool)."""
+    _write(lambda path: _dump(doc, path), out_dir, filename)
+
+
+def _dump(doc: dict, path: str) -> None:
+    """JSON written to a temporary file beside ``path``, renamed onto it."""
+    import json
+
+    fd, tmp = tempfile.mkstemp(prefix=partial_files.PREFIX,
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(doc, fh, indent=1)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _write(save, out_dir: str, filename: str) -> None:
+    """``save(path)`` of ``out_dir/filename``, staged or in a folder made whole."""
     stage = _STAGED.get(os.path.abspath(out_dir))
     if stage is not None:
-        save(trace, os.path.join(stage, filename))
+        save(os.path.join(stage, filename))
     elif os.path.isdir(out_dir):
-        save(trace, os.path.join(out_dir, filename))  # a temporary file, renamed
+        save(os.path.join(out_dir, filename))  # a temporary file, renamed
     else:
         parent = os.path.dirname(os.path.abspath(out_dir))
         os.makedirs(parent, exist_ok=True)
         with _folder_beside(out_dir) as folder:
-            save(trace, os.path.join(folder, filename))
+            save(os.path.join(folder, filename))
             _move_in(folder, out_dir)
 
 

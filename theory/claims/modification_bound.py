@@ -25,6 +25,7 @@ import numpy as np
 
 from simulator.runner import run
 from simulator.instance import Instance
+from theory.claims import instance_files
 from theory.claims.base import HOLDS, VIOLATED, by_subrange, save_policy_instance
 from theory.claims.tiny import random_instance
 from theory.claims.verdicts import EXHAUSTIVE, SEARCH, basis
@@ -79,15 +80,14 @@ def exhaustive(longest: int = LONGEST) -> dict:
     return dict(sequences=checked, max_N_tau_over_T=tightest, broken=broken)
 
 
-def _save_losses(broken: dict, out_dir: str) -> dict:
-    """A loss sequence that breaks the gate's bound, as JSON, with the replay command."""
-    import json
+def save_loss_sequence(broken: dict, out_dir: str) -> dict:
+    """A loss sequence that breaks the gate's bound, as JSON (written as every breaking
+    instance is: :func:`theory.claims.instance_files.write_json`), with the replay
+    command."""
     import os
 
-    os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "thm5_2_gate.json")
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(broken, fh)
+    instance_files.write_json(broken, out_dir, "thm5_2_gate.json")
     run = ("python -c \"import json; from theory.gate_replay import replay; "
            f"b = json.load(open('{path}')); print(replay(b['losses'], b['tau0'], 0.1, "
            "b['fixed']))\"")
@@ -144,7 +144,7 @@ def _check(quick: bool, out_dir: str) -> dict:
     if gate["broken"] is not None:
         return dict(verdict=VIOLATED, basis=basis(EXHAUSTIVE, EXHAUSTIVE_SCOPE),
                     measured=measured, subranges=parts,
-                    instance=_save_losses(gate["broken"], out_dir),
+                    instance=save_loss_sequence(gate["broken"], out_dir),
                     evidence=f"the gate fires {gate['broken']['firings']} times on "
                              f"{gate['broken']['losses']}, more than ⌊T/τ_min⌋")
     # the headline holds over the gate's short sequences only: the table's cell says so
