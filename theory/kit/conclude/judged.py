@@ -40,6 +40,11 @@ class Judged:
     def with_status(self, status: str) -> list:
         return [r for r in self.rows if r["status"] == status]
 
+    def parts(self) -> list:
+        """``(name, rows)`` of each sub-range: its name and the rows inside it."""
+        return [(name, [r for r in self.rows if inside[r["index"]]])
+                for name, inside in self.inside.items()]
+
 
 def numbers_text(numbers: dict) -> str:
     """``name value, ...`` for evidence (floats to 4 significant digits)."""

@@ -22,8 +22,7 @@ def conclude(j: Judged) -> dict:
     parts = None
     if j.claim.subranges:
         parts = []
-        for name, inside in j.inside.items():
-            mine = [r for r in j.rows if inside[r["index"]]]
+        for name, mine in j.parts():
             part = _concluded(j, mine, f"{j.range_scope}; part {name}", None)
             part.pop("measured", None)
             parts.append(dict(part, range=name, runs=len(mine)))

@@ -29,8 +29,7 @@ def conclude(j: Judged) -> dict:
     parts = None
     if j.claim.subranges:
         parts = []
-        for name, inside in j.inside.items():
-            mine = [r for r in j.rows if inside[r["index"]]]
+        for name, mine in j.parts():
             part = _part(j, mine, f"{j.range_scope}; part {name}", None)
             part.pop("numbers", None)
             parts.append(verdict(part.pop("verdict"), part.pop("basis"), part.pop("evidence"),
