@@ -145,8 +145,7 @@ def _check(quick: bool, out_dir: str) -> dict:
     c = regret_runs.curve("fifo", (), quick)
     gscope = regret_runs.scope(quick, "fifo")
     general = verdict(VIOLATED if c.ci[1] < 1 - MARGIN else NOT_REFUTED, basis(GROWTH, gscope),
-                      f"slope {c.slope:.3f}, 95 % CI [{c.ci[0]:.3f}, {c.ci[1]:.3f}]; "
-                      f"R(T={c.horizons[-1]}) = {c.mean[-1]:.0f}",
+                      regret_runs.describe(c),
                       reading="our generalisation: stationary utilities, Definition 2.3 "
                               "comparator", within_definitions=True,
                       **({"instance": regret_runs.save_stationary_instance(

@@ -24,8 +24,7 @@ def linear(curve, scope: str, out_dir: str, quick: bool) -> dict:
     """One member's verdict on "R_T = Ω(T)" from its regret curve."""
     low, high = curve.ci
     grown = basis(GROWTH, scope)
-    said = (f"slope {curve.slope:.3f}, 95 % CI [{low:.3f}, {high:.3f}]; R(T={curve.horizons[-1]})"
-            f" = {curve.mean[-1]:.0f}")
+    said = regret_runs.describe(curve)
     if not curve.valid:
         return verdict(INCONCLUSIVE, grown, f"{said}; {curve.reason}", form=LOWER_EVERY_POLICY,
                        range=curve.policy, would_decide="horizons at which the guard's "

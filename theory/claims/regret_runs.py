@@ -34,6 +34,12 @@ def scope(quick: bool, what: str) -> str:
             "log T against the Definition 2.3 comparator of theory.regret")
 
 
+def describe(c) -> str:
+    """One curve's growth in words: its slope, interval and largest regret."""
+    return (f"slope {c.slope:.3f}, 95 % CI [{c.ci[0]:.3f}, {c.ci[1]:.3f}]; "
+            f"R(T={c.horizons[-1]}) = {c.mean[-1]:.0f}")
+
+
 def summary(c) -> dict:
     """The JSON-ready numbers of one curve."""
     return dict(policy=c.policy, params=c.config.get("policy_params"), horizons=c.horizons,

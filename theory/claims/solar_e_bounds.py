@@ -154,8 +154,7 @@ def sublinear(curve, scope: str, out_dir: str, quick: bool, name: str) -> dict:
     """The verdict on "R_T is sublinear in T" from a regret curve's slope interval."""
     low, high = curve.ci
     grown = basis(GROWTH, scope)
-    said = (f"slope {curve.slope:.3f}, 95 % CI [{low:.3f}, {high:.3f}]; R(T={curve.horizons[-1]})"
-            f" = {curve.mean[-1]:.0f}")
+    said = regret_runs.describe(curve)
     if not curve.valid:
         return verdict(INCONCLUSIVE, grown, f"{said}; {curve.reason}", reading=name,
                        would_decide="horizons at which the guard's regret is linear")
