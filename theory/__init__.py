@@ -29,8 +29,17 @@ this package; it imports the simulator.
 
 from theory import moved
 from theory.kit import Claim, bounds, check, families
-from theory import search
 
 moved.install()
+
+
+def __getattr__(name: str):
+    # the worst-case search (and the solvers it scores with) loads on first use, not with
+    # every ``import theory``
+    if name == "search":
+        import importlib
+
+        return importlib.import_module("theory.search")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = ["Claim", "bounds", "check", "families", "search"]
