@@ -10,13 +10,14 @@ otherwise and says so).
 """
 
 from simulator.errors import InputError
-from simulator.experiments.reproduce import (ablation, drift_table, locomo, memory_study, table8,
-                                             table9, table10, table11)
+from simulator.experiments.reproduce import (ablation, agent_memories, drift_table, locomo,
+                                             memory_study, table8, table9, table10, table11)
 
 REGISTRY = {m.EXPERIMENT.name: m.EXPERIMENT for m in (
     table8, table9, table10, table11, drift_table, ablation,  # the SOLAR paper's synthetic tables
     memory_study,  # the memory-management study (Xiong et al.)
-    locomo)}  # real conversations: the SOLAR paper's Table 4 layout
+    locomo,  # real conversations: the SOLAR paper's Table 4 layout
+    agent_memories)}  # real conversations: agent frameworks' memory rules beside OPT
 FIGURES = {"fig3": "table8", "fig4": "table9", "fig5": "table10"}
 NAMES = tuple(REGISTRY) + tuple(FIGURES) + ("all",)
 
