@@ -12,7 +12,9 @@ them with the pages, so no number on a page is typed by hand.  The parts:
   (K) and in tokens (B);
 - ``locomo-table5``, ``locomo-table6``, ``locomo-table12``, ``locomo-tau``,
   ``locomo-findings``: the paper's temporal tables on our two metrics, Kendall's τ and the
-  paper's LoCoMo findings with their verdicts.
+  paper's LoCoMo findings with their verdicts;
+- ``agent-memories``: the agent memory rules on LoCoMo, one table per metric (rows the
+  policies, and OPT's cost bounds under the cost table).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ _LOCOMO = ("locomo-turns", "locomo-tokens", "locomo-table5", "locomo-table6",
            "locomo-table12", "locomo-tau", "locomo-findings")
 # the parts each table's run makes
 PARTS = {"table8": ("table8",), "table9": ("table9",), "table10": ("table10",),
-         "table11": ("table11",), "locomo": _LOCOMO}
+         "table11": ("table11",), "locomo": _LOCOMO, "agent-memories": ("agent-memories",)}
 
 
 def markers(part: str) -> tuple:
@@ -44,6 +46,8 @@ def parts(doc: dict) -> dict:
         if "temporal" in doc:
             made.update(_temporal(doc["temporal"]))
         return made
+    if doc["table"] == "agent-memories":
+        return {"agent-memories": by_metric(doc)}
     if any(c.get("verdict") for r in doc["rows"] for c in _cells(r, doc["columns"])):
         return {doc["table"]: side_by_side(doc)}
     return {}
@@ -95,6 +99,31 @@ def _grid(doc: dict, prefix: str) -> str:
         lines.append(f"| {r['policy']} | " + " | ".join(
             f"{r[c]['mean']:.3f} ± {r[c]['std']:.3f}" for c in cols) + " |")
     return "\n".join(lines)
+
+
+def by_metric(doc: dict) -> str:
+    """One table per metric of a document whose rows are ``POLICY`` (its ``metric``) and
+    ``POLICY: METRIC`` (the others); rows named ``OPT: ...`` go under the ``cost`` table."""
+    cols = doc["columns"]
+    groups = {doc["metric"]: []}
+    for r in doc["rows"]:
+        head, _, metric = r["policy"].partition(": ")
+        if head == "OPT":
+            groups.setdefault("cost", []).append((r["policy"], r))
+        else:
+            groups.setdefault(metric or doc["metric"], []).append((head, r))
+    digits = {"tokens kept": 0, "modifications": 1, "rewrites": 1, "cost": 1}
+    out = []
+    for metric, rows in groups.items():
+        d = digits.get(metric, 3)
+        rows = sorted(rows, key=lambda lr: lr[0].startswith("OPT"))  # OPT last
+        out += [f"**{metric}**", "", "| policy | " + " | ".join(cols) + " |",
+                "|---|" + "---:|" * len(cols)]
+        out += [f"| {label} | " + " | ".join(
+            f"{r[c]['mean']:.{d}f} ± {r[c]['std']:.{d}f}" if c in r else "" for c in cols)
+            + " |" for label, r in rows]
+        out.append("")
+    return "\n".join(out[:-1])
 
 
 def _num(value, digits: int = 3) -> str:
