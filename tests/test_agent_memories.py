@@ -133,3 +133,22 @@ def test_run_trace_takes_an_agents_log_with_times(tmp_path, capsys):
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert [r["policy"] for r in runs] == policies
     assert all(r["steps"] == len(STAMPS) for r in runs)
+
+
+def test_the_rules_sweep_as_any_policy(tmp_path, capsys):
+    # the grid docs/agent-memories.md gives, shrunk: in-process (--workers 0) on the fixture
+    from simulator.experiments.sweep.store import load_results
+
+    policies = [p for p in agent_memories.AGENT_RULES if p in REGISTRY] + ["fifo"]
+    out = tmp_path / "st"
+    assert main(["sweep", "--workload", "locomo", "--param", "sizes=tokens",
+                 "--param", "conversations=1", "--policy", ",".join(policies),
+                 "--budget", "40,80", "--seeds", "0", "--workers", "0", "--out", str(out),
+                 "--json"]) == 0
+    capsys.readouterr()
+    rows = load_results(str(out)).to_pylist()
+    assert sorted((r["policy"], r["budget"]) for r in rows) == sorted(
+        (p, b) for p in policies for b in (40, 80))
+    tr = workloads.get("locomo").generate({"sizes": "tokens", "conversations": "1"}, 0)
+    want = run(tr, "fifo", budget=40, seed=0).summary()["cost"]
+    assert next(r["cost"] for r in rows if (r["policy"], r["budget"]) == ("fifo", 40)) == want
