@@ -58,7 +58,7 @@ def test_the_cells_are_those_of_direct_runs(made):
     _, doc, _ = made
     lo = workloads.get("locomo")
     for column, limit in (("K=2", {"capacity": 2}), ("B=40", {"budget": 40})):
-        recalls, costs, kept = {s: [] for s in SEEDS}, {s: [] for s in SEEDS}, {s: [] for s in SEEDS}
+        recalls, costs, kept = ({s: [] for s in SEEDS} for _ in range(3))
         for s in SEEDS:
             for name in ("1", "2"):
                 tr = lo.generate({"conversations": name, "sizes": "tokens"}, s)

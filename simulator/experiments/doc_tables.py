@@ -47,7 +47,9 @@ def parts(doc: dict) -> dict:
             made.update(_temporal(doc["temporal"]))
         return made
     if doc["table"] == "agent-memories":
-        return {"agent-memories": by_metric(doc)}
+        return {"agent-memories": f"`semcache reproduce agent-memories` ({doc['title']}, "
+                                  f"seeds {doc['seeds']}):\n\n" + by_metric(doc) + "\n\n"
+                                  + "\n".join(f"- {n}" for n in doc["notes"])}
     if any(c.get("verdict") for r in doc["rows"] for c in _cells(r, doc["columns"])):
         return {doc["table"]: side_by_side(doc)}
     return {}

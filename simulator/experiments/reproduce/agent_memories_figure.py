@@ -3,8 +3,8 @@ one panel per column (K turns, B tokens).
 
 Each marker is a policy's mean over the seeds (bars: the seeds' standard deviation on
 both axes); a policy keeps its colour and marker shape in every panel.  OPT has no recall
-(it minimises the cost), so each panel's title gives its cost bounds beside the best and
-worst rule's cost instead.
+(it minimises the cost), so each panel's title gives its cost bounds beside the
+lowest cost of the policies instead; a dashed line marks the budget B.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _title(cells: list, column: str, policies: list) -> str:
     opt = ("" if lo is None else f"OPT cost {lo:.0f}" if lo == hi
            else f"OPT cost in [{lo:.0f}, {hi:.0f}]")
     best = min(costs, key=costs.get) if costs else None
-    return f"{column}\n{opt}" + (f"; best rule {best} {costs[best]:.0f}" if best else "")
+    return f"{column}\n{opt}" + (f"; lowest {best} {costs[best]:.0f}" if best else "")
 
 
 def plot(exp, doc, cells, path) -> None:
@@ -54,7 +54,10 @@ def plot(exp, doc, cells, path) -> None:
     nrow = -(-len(columns) // ncol)
     fig = style.new_figure(figsize=(4.2 * ncol, 3.6 * nrow + 1.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrow, ncol, squeeze=False)).ravel()
+    # every panel from 0 to the largest recall drawn: differences read at their true size
+    top = max([_stat(cells, p, c)[0] or 0.0 for p in policies for c in columns] + [0.01])
     for ax, column in zip(axes, columns):
+        right = 0.0
         for p in policies:
             y, ystd = _stat(cells, p, column)
             x, xstd = _stat(cells, f"{p}: tokens kept", column)
@@ -62,6 +65,13 @@ def plot(exp, doc, cells, path) -> None:
                 continue
             ax.errorbar(x, y, xerr=xstd, yerr=ystd, marker=shape[p], ms=7, capsize=2,
                         color=colors[p], ls="none")
+            right = max(right, x + xstd)
+        if column.startswith("B="):  # the budget: no rule keeps more
+            budget = float(column[2:])
+            ax.axvline(budget, color="0.5", ls="--", lw=1)
+            right = max(right, budget)
+        ax.set_xlim(0, 1.1 * right or 1)
+        ax.set_ylim(0, 1.1 * top)
         ax.set_title(_title(cells, column, policies), fontsize=8)
         ax.set_xlabel("tokens kept (largest total held)", fontsize=7)
         ax.set_ylabel(recall, fontsize=7)
