@@ -87,7 +87,8 @@ def _print(doc: dict, files: dict, grid: bool = True) -> None:
         _print_rows(doc)
         return _print_tail(doc, files, paper_note=False)
     if doc["table"] == "agent-memories":  # one markdown table per metric
-        out.print_line(doc_tables.by_metric(doc))
+        out.print_line(doc["title"] + (" (quick)" if doc.get("quick") else "") + "\n")
+        out.print_line(doc_tables.by_metric(doc, row_names=True))
         return _print_tail(doc, files, paper_note=False)
     table = Table(title=doc["title"] + (" (quick)" if doc.get("quick") else ""))
     table.add_column("row")

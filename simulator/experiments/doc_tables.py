@@ -103,9 +103,10 @@ def _grid(doc: dict, prefix: str) -> str:
     return "\n".join(lines)
 
 
-def by_metric(doc: dict) -> str:
+def by_metric(doc: dict, row_names: bool = False) -> str:
     """One table per metric of a document whose rows are ``POLICY`` (its ``metric``) and
-    ``POLICY: METRIC`` (the others); rows named ``OPT: ...`` go under the ``cost`` table."""
+    ``POLICY: METRIC`` (the others); rows named ``OPT: ...`` go under the ``cost`` table.
+    Each row is labelled by its policy, or with ``row_names`` by its row's full name."""
     cols = doc["columns"]
     groups = {doc["metric"]: []}
     for r in doc["rows"]:
@@ -113,7 +114,8 @@ def by_metric(doc: dict) -> str:
         if head == "OPT":
             groups.setdefault("cost", []).append((r["policy"], r))
         else:
-            groups.setdefault(metric or doc["metric"], []).append((head, r))
+            label = r["policy"] if row_names else head
+            groups.setdefault(metric or doc["metric"], []).append((label, r))
     digits = {"tokens kept": 0, "modifications": 1, "rewrites": 1, "cost": 1}
     out = []
     for metric, rows in groups.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from simulator.experiments import doc_tables
 from simulator.experiments.report.figures import command
 from theory.claims import table
 
@@ -127,7 +128,11 @@ def _tables(manifest: dict, tables: dict) -> list:
                   f"`{t['command']}` (seeds {','.join(map(str, t['seeds']))}); verdicts: "
                   f"{v['match']} match, {v['differs']} differ, {v['not comparable']} not "
                   f"comparable. {doc['paper_note']}.", ""]
-        lines += _grid(doc) + [""]
+        if doc["table"] == "agent-memories":  # one table per metric, and its figure
+            lines += [doc_tables.by_metric(doc), "",
+                      f"Figure: [{doc['files']['png']}]({doc['files']['png']}).", ""]
+        else:
+            lines += _grid(doc) + [""]
         if "temporal" in doc:
             lines += _temporal(doc["temporal"])
         if t["findings"]:
