@@ -19,6 +19,9 @@ file of the command lands together, once all are written, or none does
 or ``not measured``).  ``locomo`` also has ``"temporal"``: the paper's Tables 5, 6 and 12
 on our two metrics, Kendall's τ against Table 4 and its findings
 (:mod:`simulator.experiments.reproduce.locomo_temporal`), printed after the table.
+``agent-memories`` (the agent frameworks' memory rules on LoCoMo beside FIFO, SOLAR and
+OPT, :mod:`simulator.experiments.reproduce.agent_memories`) prints one markdown table per
+metric and has ``"opt"``: OPT's bounds per conversation and column.
 
 ``--report DIR`` (with ``all`` only: a report is of everything) runs every table and every
 claim check and writes ``DIR/index.md`` (the tables beside the paper, findings and claims
@@ -270,6 +273,6 @@ def add_arguments(p) -> None:
     p.add_argument("--update", action="append", default=[], metavar="FILE",
                    help="rewrite the parts of FILE marked <!-- reproduce:PART:begin --> "
                         "from this run's tables (repeatable; docs/reproduction.md, "
-                        "docs/locomo.md)")
+                        "docs/locomo.md, docs/agent-memories.md)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=cmd_reproduce)
