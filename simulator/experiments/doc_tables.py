@@ -47,8 +47,11 @@ def parts(doc: dict) -> dict:
             made.update(_temporal(doc["temporal"]))
         return made
     if doc["table"] == "agent-memories":
-        return {"agent-memories": f"`semcache reproduce agent-memories` ({doc['title']}, "
-                                  f"seeds {doc['seeds']}):\n\n" + by_metric(doc) + "\n\n"
+        # --quick runs the first seed only
+        run = (" --quick` (one conversation, seed " + str(doc["seeds"][0]) if doc.get("quick")
+               else f"` (seeds {doc['seeds']}")
+        return {"agent-memories": f"`semcache reproduce agent-memories{run}; {doc['title']}):"
+                                  "\n\n" + by_metric(doc) + "\n\n"
                                   + "\n".join(f"- {n}" for n in doc["notes"])}
     if any(c.get("verdict") for r in doc["rows"] for c in _cells(r, doc["columns"])):
         return {doc["table"]: side_by_side(doc)}
