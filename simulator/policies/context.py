@@ -13,7 +13,9 @@ def _keywords_only(cls):
     """``cls`` built with keywords, as its fields are named; positional arguments (the
     way a ``Context`` was built before) still work, with a DeprecationWarning."""
     built = cls.__init__
-    names = [field.name for field in dataclasses.fields(cls)]
+    # fields added since positional arguments were deprecated never had a position
+    names = [field.name for field in dataclasses.fields(cls)
+             if not field.metadata.get("keyword_only")]
 
     @functools.wraps(built)
     def __init__(self, *args, **kwargs):
@@ -71,8 +73,10 @@ class Context:
     budget: int | None = None
     mode: str = "semantic"
     object_ids: np.ndarray | None = None
-    times: np.ndarray | None = None
-    supersedes: np.ndarray | None = None
+    times: np.ndarray | None = dataclasses.field(default=None,
+                                                 metadata={"keyword_only": True})
+    supersedes: np.ndarray | None = dataclasses.field(default=None,
+                                                      metadata={"keyword_only": True})
 
     def __post_init__(self):
         if not self.slots:  # as many slots as the count limit allows items
