@@ -5,8 +5,8 @@ item that arrives, as text (``query``, ``item``, embedded offline by
 :mod:`workloads.data.text_embed`, cached by content) or as vectors (``query_vector``,
 ``item_vector``), with optional ``item_id``, topics, ``evidence``, ``weight``, ``scored``,
 ``size``, ``time`` and ``supersedes``.  :mod:`workloads.data.event_files` reads the
-rows, :mod:`workloads.data.event_fields` checks each field; this module checks what spans rows and builds the
-:class:`~simulator.trace.Trace`:
+rows, :mod:`workloads.data.event_fields` checks each field; this module checks what spans
+rows and builds the :class:`~simulator.trace.Trace`:
 
 * **one kind a file**: every row text (the first row has ``query``) or every row vectors
   (``query_vector``), every vector of one dimension;
