@@ -24,6 +24,7 @@ from simulator.testing import assert_same_as_reference, reference_run
 from simulator.instance import Instance
 from simulator.trace import Trace
 from simulator.trace_formats import load, save
+from simulator.testing.reference_model import TwinContext
 from helpers.event_files import write_events
 from helpers.locomo_fixture import FIXTURE
 from helpers.naive_policies_memory import Periodic
@@ -280,3 +281,32 @@ def test_an_undated_or_early_session_is_a_quirk_and_time_goes_on(tmp_path):
     first = {s: min(t.time for t in one.turns if t.session == s) for s in (2, 10)}
     assert first[2] == last[1] + 86400  # a day after the session before
     assert first[10] == last[2] + 60  # never before the session before
+
+
+# ---------------------------------------------------------------- rewrites
+
+def test_without_rewrites_a_run_records_none_and_its_cost_is_unchanged():
+    r = run(SWEEP, "periodic", capacity=10, top_k=1, switch_cost=0.5, params=SWEEP_PARAMS)
+    s = r.summary()
+    assert s["rewrites"] == 0 and r.rewrites == 0
+    assert s["cost"] == s["miss_cost"] + 0.5 * s["modifications"]
+
+
+def test_a_twin_notes_rewrites_and_each_costs_lambda():
+    class Rewriting(Periodic):
+        """Periodic deletion that also rewrites two notes at each admission."""
+
+        def on_insert(self, t, key):
+            super().on_insert(t, key)
+            self.note_rewrites(2)
+
+    ref = reference_run(SWEEP, Rewriting, capacity=10, top_k=1, switch_cost=0.5,
+                        params=SWEEP_PARAMS)
+    once = reference_run(SWEEP, Periodic, capacity=10, top_k=1, switch_cost=0.5,
+                         params=SWEEP_PARAMS)
+    admitted = sum(a >= 0 for a in ref["admitted"])
+    assert ref["rewrites"] == 2 * admitted and once["rewrites"] == 0
+    assert ref["modifications"] == once["modifications"]
+    assert ref["cost"] == once["cost"] + 0.5 * ref["rewrites"]
+    with pytest.raises(InputError, match="n must be an integer"):
+        Rewriting(TwinContext(capacity=2, params={})).note_rewrites(-1)
