@@ -24,6 +24,8 @@ from simulator.testing import assert_same_as_reference, reference_run
 from simulator.instance import Instance
 from simulator.trace import Trace
 from simulator.trace_formats import load, save
+from simulator.testing.contract.hook_order import recorder
+from simulator.testing.contract.traces import K, clustered_trace, zipf_requests
 from simulator.testing.reference_model import TwinContext
 from helpers.event_files import write_events
 from helpers.locomo_fixture import FIXTURE
@@ -310,3 +312,25 @@ def test_a_twin_notes_rewrites_and_each_costs_lambda():
     assert ref["cost"] == once["cost"] + 0.5 * ref["rewrites"]
     with pytest.raises(InputError, match="n must be an integer"):
         Rewriting(TwinContext(capacity=2, params={})).note_rewrites(-1)
+
+
+@pytest.mark.parametrize("engine", ["fast", "simpy"])
+def test_a_compiled_policy_notes_rewrites_and_each_costs_lambda(engine):
+    """The hook-order recorder (compiled for the hook-order test anyway) deletes on every
+    fifth step and notes 3 rewrites with each deletion."""
+    tr = clustered_trace(1, pool=12)
+    plain = run(tr, recorder(tr.steps, []), capacity=K, switch_cost=0.25, engine=engine)
+    r = run(tr, recorder(tr.steps, [], rewrites=3), capacity=K, switch_cost=0.25,
+            engine=engine)
+    s, p = r.summary(), plain.summary()
+    deletions = int((r.deleted >= 0).sum())
+    assert deletions > 0 and s["rewrites"] == r.rewrites == 3 * deletions
+    assert p["rewrites"] == 0 and s["modifications"] == p["modifications"]
+    assert s["cost"] == s["miss_cost"] + 0.25 * (s["modifications"] + 3 * deletions)
+    assert s["cost"] > p["cost"] == p["miss_cost"] + 0.25 * p["modifications"]
+
+
+def test_rewrites_in_paging_mode_are_refused_in_one_line():
+    with pytest.raises(InputError, match=r"noted \d+ rewrites \(note_rewrites\) in paging "
+                                         "mode"):
+        run(zipf_requests(T=600), recorder(600, [], rewrites=1), capacity=K)
