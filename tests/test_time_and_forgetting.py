@@ -25,6 +25,7 @@ from simulator.instance import Instance
 from simulator.trace import Trace
 from simulator.trace_formats import load, save
 from simulator.testing.contract.hook_order import recorder
+from simulator.testing.contract.timing import check_online_in_time, timed_traces
 from simulator.testing.contract.traces import K, clustered_trace, zipf_requests
 from simulator.testing.reference_model import TwinContext
 from helpers.event_files import write_events
@@ -334,3 +335,25 @@ def test_rewrites_in_paging_mode_are_refused_in_one_line():
     with pytest.raises(InputError, match=r"noted \d+ rewrites \(note_rewrites\) in paging "
                                          "mode"):
         run(zipf_requests(T=600), recorder(600, [], rewrites=1), capacity=K)
+
+
+# ---------------------------------------------------------------- the contract: time online
+
+def test_the_contract_holds_policies_to_reading_times_online():
+    assert check_online_in_time("periodic") is None  # ignores the times: passes
+    trace, other, m = timed_traces()
+    assert (trace.times[:m + 1] == other.times[:m + 1]).all()
+    assert (trace.times[m + 1:] != other.times[m + 1:]).all()
+    assert (np.diff(other.times) >= 0).all()
+    periodic = REGISTRY["periodic"]
+
+    def peeking_init(ctx):
+        # decides its warm-up by the last step's time: the future
+        late = ctx.times is not None and ctx.times[-1] > trace.times[-1]
+        return periodic.init(dataclasses.replace(ctx, params=dict(ctx.params,
+                                                                   warmup=40 if late else 0)))
+
+    peeking = dataclasses.replace(periodic, init=peeking_init)  # the suite's loops
+    with pytest.raises(AssertionError, match=r"differs at step \d+ <= 150 between two traces "
+                                             r"whose times differ only after step 150"):
+        check_online_in_time(peeking)
