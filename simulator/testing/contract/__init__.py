@@ -8,8 +8,8 @@ whole registry, which the test suite runs.  The checks hold for any policy: capa
 never exceeded, a seed fixes a run, no state leaks between runs, N counts every change of
 the cache, arrivals and re-arrivals are honoured, a policy reads the steps' times online
 (:func:`~simulator.testing.contract.timing.check_online_in_time`), paging runs behave, and
-a policy's own paging loop (if any) equals its hooks.  Per-policy behaviour (a policy's exact rule) is
-tested elsewhere.
+a policy's own paging loop (if any) equals its hooks.  Per-policy behaviour (a policy's
+exact rule) is tested elsewhere.
 
 The checks read what a policy declares about itself
 (:class:`~simulator.policies.base.Traits`) and verify it: a randomized policy's decisions
