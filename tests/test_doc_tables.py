@@ -12,7 +12,7 @@ from simulator.experiments import doc_tables
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PAGES = {"reproduction.md": ("table8", "table9", "table10", "table11"),
-         "locomo.md": ("locomo",)}
+         "locomo.md": ("locomo",), "agent-memories.md": ("agent-memories",)}
 TABLES = ROOT / "docs" / "report" / "tables"
 
 
