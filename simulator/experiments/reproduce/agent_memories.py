@@ -39,8 +39,10 @@ OPT minimises that same cost over every schedule, knowing the whole trace: rows 
 cost lower bound`` and ``OPT: cost upper bound`` (mean per conversation of each
 conversation's bounds; equal where OPT is exact).  On LoCoMo no exact method fits at
 these K (relevance is by evidence, not by topic, and T is in the hundreds), so OPT is
-certified bounds, each call stopped after :data:`OPT_TIME_LIMIT` seconds; the ``opt``
-section says per column how many conversations had the bounds meet.  OPT optimises the
+certified bounds, each call stopped after :data:`OPT_TIME_LIMIT` seconds of wall clock
+(without a limit one call runs for minutes), so the bounds, unlike the rules' cells, may
+differ from machine to machine; the ``opt`` section says per column how many
+conversations had the bounds meet.  OPT optimises the
 cost, not recall or F1: they are not reported for it.
 
 ``--quick`` runs one conversation and the first seed.
@@ -198,7 +200,9 @@ def _notes(traces, seeds, missing, found, time_limit) -> list:
     sizes = np.concatenate([tr.item_sizes[np.unique(tr.item_keys, return_index=True)[1]]
                             for k, tr in traces.items() if k[1] == seeds[0]])
     exact = {c: f"{sum(r['exact'] for r in rs)}/{len(rs)}" for c, rs in found.items()}
-    methods = sorted({r["method"] for rs in found.values() for r in rs})
+    # "bounds:<lower>+<upper>": the lower bounds' methods (the JSON keeps each whole)
+    methods = sorted({r["method"].removeprefix("bounds:").split("+")[0]
+                      for rs in found.values() for r in rs})
     return [
         f"{len(convs)} conversation(s) ({', '.join(convs)}), {asked} scored questions "
         f"(seed {seeds[0]}), top-{TOP_K}; each conversation starts from an empty memory",
@@ -206,8 +210,9 @@ def _notes(traces, seeds, missing, found, time_limit) -> list:
         "λ = 0 and quality hit (the run defaults, as `semcache reproduce locomo`): cost = "
         "scored questions without an evidence turn in the top 3, per conversation",
         f"OPT minimises that cost, not recall or F1; its bounds per conversation, "
-        f"{time_limit:g} s per call; bounds that meet (exact) by column: "
-        + ", ".join(f"{c} {v}" for c, v in exact.items()) + "; methods: "
+        f"{time_limit:g} s (wall clock) per call, so they may tighten on a faster or idler "
+        f"machine, where the rules' cells stay the same; bounds that meet (exact) by column: "
+        + ", ".join(f"{c} {v}" for c, v in exact.items()) + "; exact or lower-bound methods: "
         + ", ".join(methods),
         f"sizes=tokens: turns have {sizes.mean():.1f} tokens on average (max {sizes.max()}); "
         "tokens kept = the largest total tokens held at one step, mean over conversations",
