@@ -23,7 +23,7 @@ def _stat(cells: list, row: str, column: str) -> tuple:
     return float(np.mean(vals)), float(np.std(vals, ddof=1)) if len(vals) > 1 else 0.0
 
 
-def _policies(cells: list, recall: str) -> list:
+def _policies(cells: list) -> list:
     """Policies in row order: the rows that are a policy's name alone (its recall row)."""
     return [r for r in dict.fromkeys(c["row"] for c in cells) if ":" not in r]
 
@@ -47,7 +47,7 @@ def plot(exp, doc, cells, path) -> None:
 
     recall = exp.metric
     columns = list(doc["columns"])
-    policies = _policies(cells, recall)
+    policies = _policies(cells)
     colors = style.colors_for(policies)
     shape = {p: MARKERS[i % len(MARKERS)] for i, p in enumerate(policies)}
     ncol = min(3, len(columns))
