@@ -9,7 +9,7 @@ memory to remove is marked; it is the victim if the admission needs one (so an u
 a full cache replaces m in place), and otherwise ``delete`` removes it in the same step.
 
 Neither framework has a capacity: an insertion into a full cache evicts the oldest
-admission (ours), marked memories first.
+admission (ours), marked memories first (several marked: the one admitted first).
 
 ``supersedes`` (docs/model.md): the item key that e_t's arrival supersedes, a
 contradiction the log records, read at step t only; a key that is not cached supersedes
@@ -100,11 +100,13 @@ def mark(state, slot):
 
 @njit
 def _marked_slot(state, cache):
-    keys, marked = slot_keys(cache), state[_MARKED]
+    """The marked memory admitted first, or -1."""
+    keys, marked, adm = slot_keys(cache), state[_MARKED], admission_steps(cache)
+    pick = -1
     for s in range(keys.shape[0]):
-        if keys[s] >= 0 and marked[s] == 1:
-            return s
-    return -1
+        if keys[s] >= 0 and marked[s] == 1 and (pick < 0 or adm[s] < adm[pick]):
+            pick = s
+    return pick
 
 
 @njit

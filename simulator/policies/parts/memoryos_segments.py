@@ -32,8 +32,8 @@ when the trace has no times)
    empty.  Ties: the older segment (the code keeps the first best of its session dict).
    One page joins one segment (the code inserts a batch into each LLM-found theme).
 3. **Eviction** when the cache is full: the MTM is over its room, so one whole segment
-   leaves: every page of it is evicted, the founder last (the first page answers
-   ``victim``, the others ``delete``, all in this step).  ``memoryos`` evicts the segment
+   leaves: every page of it is evicted, oldest admission first and the founder last (the
+   first page answers ``victim``, the others ``delete``, all in this step).  ``memoryos`` evicts the segment
    of lowest heat (paper §3.3: "segments with the lowest heat are evicted"), the code
    the segment of fewest visits (``MidTermMemory.evict_lfu``: ``min`` over
    ``access_frequency``, the first, i.e. oldest, on ties); heat ties also go to the older
@@ -181,15 +181,17 @@ def admit(state, t, key, x, cache):
 
 @njit
 def _doomed_slot(state, cache):
-    """A page of the segment being evicted, its founder last; -1 if none."""
-    seg, doomed, keys = state[_SEG], state[_DOOMED], slot_keys(cache)
-    founder = -1
+    """A page of the segment being evicted, the oldest admission first and its founder
+    last; -1 if none."""
+    seg, doomed, keys, adm = state[_SEG], state[_DOOMED], slot_keys(cache), admission_steps(cache)
+    pick, founder = -1, -1
     for s in range(seg.shape[0]):
         if keys[s] >= 0 and doomed[s] == 1:
-            if seg[s] != s:
-                return s
-            founder = s
-    return founder
+            if seg[s] == s:
+                founder = s
+            elif pick < 0 or adm[s] < adm[pick]:
+                pick = s
+    return pick if pick >= 0 else founder
 
 
 @njit
