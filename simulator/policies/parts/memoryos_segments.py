@@ -33,11 +33,11 @@ when the trace has no times)
    One page joins one segment (the code inserts a batch into each LLM-found theme).
 3. **Eviction** when the cache is full: the MTM is over its room, so one whole segment
    leaves: every page of it is evicted, oldest admission first and the founder last (the
-   first page answers ``victim``, the others ``delete``, all in this step).  ``memoryos`` evicts the segment
-   of lowest heat (paper §3.3: "segments with the lowest heat are evicted"), the code
-   the segment of fewest visits (``MidTermMemory.evict_lfu``: ``min`` over
-   ``access_frequency``, the first, i.e. oldest, on ties); heat ties also go to the older
-   segment.  With no MTM the oldest STM page goes.
+   first page answers ``victim``, the others ``delete``, all in this step).
+   ``memoryos`` evicts the segment of lowest heat (paper §3.3: "segments with the
+   lowest heat are evicted"), the code the segment of fewest visits
+   (``MidTermMemory.evict_lfu``: ``min`` over ``access_frequency``, the first, i.e.
+   oldest, on ties); heat ties also go to the older segment.  With no MTM the oldest STM page goes.
 4. **Transfer to long-term memory** (paper §3.3, ``_trigger_profile_and_knowledge_update``):
    after the arrival, the hottest segment whose heat ≥ ``heat_threshold`` (5) and that has
    pages not yet analysed is analysed: its L resets to 0 (the paper), and N too
@@ -201,7 +201,7 @@ def victim(state, t, key, x, cache):
     s = _doomed_slot(state, cache)
     if s >= 0:
         return s
-    seg, segi, segf, cfg = state[_SEG], state[_SEGI], state[_SEGF], state[_CFG]
+    seg, segi, cfg = state[_SEG], state[_SEGI], state[_CFG]
     now = _now(state, t)
     pick, pick_score = -1, np.inf
     for f in range(seg.shape[0]):
