@@ -67,4 +67,5 @@ def _admit(state, t, key, x, cache):
 POLICY = Policy(name="langmem", summary="LangMem surrogate: insert, or update a near-duplicate "
                 "or superseded memory", init=_init, admit=_admit, victim=fu.victim,
                 on_insert=fu.on_insert, on_evict=fu.on_evict, delete=fu.delete,
-                params=PARAMS, check_params=_check, modes=("semantic",))
+                params=PARAMS, check_params=_check, modes=("semantic",),
+                repeat_delete=True)

@@ -82,4 +82,5 @@ def _admit(state, t, key, x, cache):
 POLICY = Policy(name="mem0_surrogate", summary="surrogate of mem0's ADD/UPDATE/DELETE/NOOP by "
                 "similarity thresholds and logged contradictions", init=_init, admit=_admit,
                 victim=fu.victim, on_insert=fu.on_insert, on_evict=fu.on_evict,
-                delete=fu.delete, params=PARAMS, check_params=_check, modes=("semantic",))
+                delete=fu.delete, params=PARAMS, check_params=_check, modes=("semantic",),
+                repeat_delete=True)

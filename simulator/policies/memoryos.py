@@ -29,4 +29,5 @@ POLICY = Policy(name="memoryos", summary="MemoryOS (paper): STM FIFO, segments, 
                 init=lambda ctx: mos.new_state(ctx, lfu=False, reset_visits=False),
                 victim=mos.victim, admit=mos.admit, on_hit=mos.on_hit,
                 on_insert=mos.on_insert, on_evict=mos.on_evict, delete=mos.delete,
-                params=PARAMS, check_params=mos.check, modes=("semantic",))
+                params=PARAMS, check_params=mos.check, modes=("semantic",),
+                repeat_delete=True)

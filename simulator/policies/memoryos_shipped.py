@@ -34,4 +34,5 @@ POLICY = Policy(name="memoryos_shipped", summary="MemoryOS (code): STM FIFO, seg
                 init=lambda ctx: mos.new_state(ctx, lfu=True, reset_visits=True),
                 victim=mos.victim, admit=mos.admit, on_hit=mos.on_hit,
                 on_insert=mos.on_insert, on_evict=mos.on_evict, delete=mos.delete,
-                params=PARAMS, check_params=mos.check, modes=("semantic",))
+                params=PARAMS, check_params=mos.check, modes=("semantic",),
+                repeat_delete=True)

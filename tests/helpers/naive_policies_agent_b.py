@@ -26,6 +26,7 @@ class MemoryOSPaper(Twin):
     """STM of the newest pages; older pages in segments; evict a whole segment."""
 
     defaults = dict(MEMORYOS, short_term_capacity=7, tau_seconds=1e7, step_seconds=1.0)
+    repeat_delete = True
     lfu = False  # evict the least visited segment (the code) instead of the coldest
     reset_visits = False  # a transfer resets N too (the code)
 
@@ -38,7 +39,7 @@ class MemoryOSPaper(Twin):
         self.inserted = self.checked = None
 
     def now(self, t):
-        times = getattr(self.ctx, "times", None)
+        times = self.ctx.times
         return float(times[t]) if times is not None else t * self.p["step_seconds"]
 
     def heat(self, f, now):
@@ -144,12 +145,14 @@ class FactStore(Twin):
     """Marked memories leave this step (the victim first, else ``delete``); a full cache
     otherwise evicts the oldest admission."""
 
+    repeat_delete = True
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.marked = set()
 
     def superseded(self, t, cache):
-        sup = getattr(self.ctx, "supersedes", None)
+        sup = self.ctx.supersedes
         if sup is None or sup[t] < 0 or sup[t] not in cache:
             return None
         return int(sup[t])

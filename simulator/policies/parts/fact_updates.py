@@ -31,7 +31,7 @@ SIMS = 3  # float32 per slot: cosine of the arrival with each slot (scratch)
 
 def new_state(ctx, cfg):
     """The shared state with the rule's settings ``cfg`` (a float64 array)."""
-    sup = getattr(ctx, "supersedes", None)
+    sup = ctx.supersedes
     sup = np.zeros(0, np.int64) if sup is None else np.asarray(sup, np.int64)
     return (np.asarray(cfg, np.float64), sup, np.zeros(ctx.slots, np.int64),
             np.zeros(ctx.slots, np.float32))

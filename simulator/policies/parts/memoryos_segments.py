@@ -103,8 +103,7 @@ def new_state(ctx, lfu: bool, reset_visits: bool):
     cfg = np.array([p["short_term_capacity"], p["similarity_threshold"], p["alpha"],
                     p["beta"], p["gamma"], p["tau_seconds"], p["heat_threshold"],
                     p["step_seconds"], float(lfu), float(reset_visits)], np.float64)
-    times = getattr(ctx, "times", None)
-    times = np.zeros(0, np.float64) if times is None else np.asarray(times, np.float64)
+    times = np.zeros(0, np.float64) if ctx.times is None else np.asarray(ctx.times, np.float64)
     n = ctx.slots
     segi = np.zeros((n, 7), np.int64)
     return (cfg, times, np.full(n, -2, np.int64), np.zeros(n, np.int64),
