@@ -177,7 +177,11 @@ def random_trace(seed, steps=40, dim=3):
                              times=np.cumsum(rng.exponential(HOUR, steps)), supersedes=sup)
 
 
+# with the default weights recency only breaks ties in N + L, which step order alone decides;
+# a heavier gamma and a threshold between integers make the times' magnitudes count
 TWIN_CASES = [("memoryos", {"short_term_capacity": 2, "tau_seconds": HOUR,
+                            "heat_threshold": 2.5, "gamma": 2.0}),
+              ("memoryos", {"short_term_capacity": 2, "tau_seconds": HOUR,
                             "heat_threshold": 3.0}),
               ("memoryos", {"short_term_capacity": 1, "similarity_threshold": 0.3}),
               ("memoryos_shipped", {"short_term_capacity": 2, "heat_threshold": 2.0}),
