@@ -197,3 +197,20 @@ def test_twins_with_times_and_contradictions(name, params):
         for capacity in (3, 6):
             inst = Instance(random_trace(seed), {"capacity": capacity, "top_k": 2})
             assert_same_as_reference(name, POLICIES[name], inst, params=params)
+
+
+@pytest.mark.parametrize("name", ["memoryos", "langmem", "mem0_surrogate"])
+def test_twins_with_sizes_and_a_budget(name):
+    """With a budget an admission asks for victims until it fits: MemoryOS goes on down
+    the segment being evicted and then the next coldest, the fact stores from the marked
+    memories to the oldest admissions (docs/model.md §2.5)."""
+    params = {"short_term_capacity": 2} if name == "memoryos" else {}
+    for seed in range(3):
+        base = random_trace(seed)
+        sizes = np.random.default_rng(seed).integers(1, 4, len(base.items))
+        tr = Trace.from_arrays(queries=base.queries, items=base.items,
+                               query_topics=base.query_topics, item_topics=base.item_topics,
+                               times=base.times, supersedes=base.supersedes,
+                               item_sizes=sizes)
+        inst = Instance(tr, {"capacity": 6, "budget": 8, "top_k": 2})
+        assert_same_as_reference(name, POLICIES[name], inst, params=params)
