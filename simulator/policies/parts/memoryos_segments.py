@@ -39,18 +39,18 @@ when the trace has no times)
    (``MidTermMemory.evict_lfu``: ``min`` over ``access_frequency``, the first, i.e.
    oldest, on ties); heat ties also go to the older segment.  With no MTM the oldest STM page goes.
 4. **Transfer to long-term memory** (paper §3.3, ``_trigger_profile_and_knowledge_update``):
-   after the arrival, the hottest segment whose heat ≥ ``heat_threshold`` (5) and that has
-   pages not yet analysed is analysed: its L resets to 0 (the paper), and N too
-   (``reset_visits``; the code); its last visit becomes now.  One segment per arrival, as
-   in the code.
+   after an admission, the hottest segment is analysed if its heat ≥ ``heat_threshold``
+   (5) and pages joined it since its last analysis: its L resets to 0 (the paper), and
+   its N too in ``memoryos_shipped`` (the code); its last visit becomes now.  One segment
+   per arrival, as in the code (the paper does not say how many).
 
 **Heat** = α·N + β·L + γ·R with N the segment's visits, L its pages added since its last
 transfer, R = exp(−Δt/τ) and Δt the seconds since its last visit (its founding, a merge,
 a transfer or a retrieval); computed at step t (the code keeps the heat as computed at a
 segment's last change).  A **visit**: a step whose R_t holds one of the segment's pages
 (the code counts a search whose top segments have a page above its similarity floor); it
-counts once per step and bumps N, the visit count the code's LFU reads (which a
-transfer does not reset), and the last visit.  STM pages keep no counts.
+counts once per step and bumps N, the LFU count (the code's ``access_frequency``, which
+a transfer leaves alone) and the last visit.  STM pages keep no counts.
 """
 
 import numpy as np
