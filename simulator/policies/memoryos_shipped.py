@@ -20,7 +20,9 @@ Without times in the trace one step stands for ``step_seconds`` = 3600 s, one ho
 
 Parameters: ``short_term_capacity`` 10, ``similarity_threshold`` 0.6, ``alpha``,
 ``beta``, ``gamma`` 1, ``tau_seconds`` 86400, ``heat_threshold`` 5, ``step_seconds``
-3600.  Left out: as for ``memoryos`` (keywords, summaries, the long-term memory).
+3600.  Left out: as for ``memoryos`` (keywords, summaries, the long-term memory), and
+the meta information the code rewrites along a chain of pages an LLM finds continuous
+(``updater.py``, ``_update_linked_pages_meta_info``): no rewrite is counted.
 Deterministic.
 """
 
