@@ -56,10 +56,11 @@ def decisions(result):
 # MemoryOS with a one-page STM and K = 5, hand-worked (θ = 0.6):
 # t0 A joins the STM.  t1 A moves to the MTM and founds S0.  t2 A1 moves, cos(A1, A) = 0.8
 # merges it into S0.  t3 A2 merges (0.8).  t4 B founds S1 (cos 0).  Queries retrieve only
-# STM pages until t5, whose query B retrieves B: S1 gets its visit.  t5: C moves and founds
-# S2 (cos 0 and -1); the cache is full.  Heat: S0 = 0 + 3 + R, S1 = 1 + 1 + 1, S2 = 0 + 1
-# + 1 = 2, the lowest: the paper evicts C.  Visits: S0 0, S1 1, S2 0; the code's LFU takes
-# the older of S0 and S2: S0 leaves whole, A1 first (oldest non-founder), A2, A last.
+# STM pages until t5, whose query B retrieves B: S1 gets its visit.  t5: NOT_A (key 4)
+# moves and founds S2 (cos -1 to A, 0 to B); the cache is full.  Heat: S0 = 0 + 3 + R,
+# S1 = 1 + 1 + 1, S2 = 0 + 1 + 1 = 2, the lowest: the paper evicts key 4.  Visits: S0 0,
+# S1 1, S2 0; the code's LFU takes the older of S0 and S2: S0 leaves whole, A1 first
+# (the oldest page that did not found it), A2, then A.
 MEMORYOS_TRACE = trace(queries=[A, A, A1, A2, B, B],
                        items=[A, A1, A2, B, NOT_A, NOT_B])
 STM1 = {"short_term_capacity": 1}
