@@ -54,10 +54,11 @@ def plot(exp, doc, cells, path) -> None:
     nrow = -(-len(columns) // ncol)
     fig = style.new_figure(figsize=(4.2 * ncol, 3.6 * nrow + 1.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(nrow, ncol, squeeze=False)).ravel()
-    # every panel from 0 to the largest recall drawn: differences read at their true size
+    # recall from 0 to the largest drawn, in every panel: differences read at their true
+    # size; tokens kept autoscaled, since the markers crowd near the limit
     top = max([_stat(cells, p, c)[0] or 0.0 for p in policies for c in columns] + [0.01])
     for ax, column in zip(axes, columns):
-        right = 0.0
+        xs = []
         for p in policies:
             y, ystd = _stat(cells, p, column)
             x, xstd = _stat(cells, f"{p}: tokens kept", column)
@@ -65,12 +66,15 @@ def plot(exp, doc, cells, path) -> None:
                 continue
             ax.errorbar(x, y, xerr=xstd, yerr=ystd, marker=shape[p], ms=7, capsize=2,
                         color=colors[p], ls="none")
-            right = max(right, x + xstd)
+            xs += [x - xstd, x + xstd]
         if column.startswith("B="):  # the budget: no rule keeps more
-            budget = float(column[2:])
-            ax.axvline(budget, color="0.5", ls="--", lw=1)
-            right = max(right, budget)
-        ax.set_xlim(0, 1.1 * right or 1)
+            xs.append(float(column[2:]))
+            ax.axvline(xs[-1], color="0.5", ls="--", lw=1)
+        if xs:  # at least a tenth of the largest wide: equal values do not fill a panel
+            lo, hi = min(xs), max(xs)
+            lo = min(lo, hi - 0.1 * hi)
+            ax.set_xlim(lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
+        ax.ticklabel_format(axis="x", useOffset=False)
         ax.set_ylim(0, 1.1 * top)
         ax.set_title(_title(cells, column, policies), fontsize=8)
         ax.set_xlabel("tokens kept (largest total held)", fontsize=7)
