@@ -187,7 +187,7 @@ class Letta(Twin):
             running += size
             if running > desired:
                 break
-        messages = [k for k in span if k != "summary"]
+        messages = [k for k in span if k not in ("summary", "arrival")]  # arrival: kept
         if not messages:
             return False
         self.leaving = messages
