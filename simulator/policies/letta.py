@@ -21,7 +21,8 @@ rule into ``letta/services/summarizer``; the repository's head archives the code
   (``letta/prompts/gpt_summarize.py``, ``WORD_LIMIT``).
 
 Here (docs/model.md §1.8): a message is an item, its size its tokens, the window W the
-run's budget B (without a budget, the count limit K: every message one unit).  The
+run's budget B (without a budget, the count limit K, every message one unit whatever
+its size).  The
 summary is no item of the trace: it holds ``s = ceil(summary_share · W)`` of the window
 (at most W − 1) once the first compaction has written it, and each compaction rewrites
 it (one rewrite, λ).  Its content answers no query.  The buffer is the summary, then the
@@ -58,7 +59,7 @@ PARAMS = {"trunc_token_frac": 0.75, "keep_last_n": 3, "trigger_frac": 1.0,
           "summary_share": 0.016}
 
 # cfg fields
-_WINDOW, _SUMMARY, _TRUNC, _KEEP, _TRIGGER, _HAS_SUMMARY, _ARRIVING = range(7)
+_WINDOW, _SUMMARY, _TRUNC, _KEEP, _TRIGGER, _BUDGETED, _HAS_SUMMARY, _ARRIVING = range(8)
 # The state tuple's fields by position (base.py: named state)
 _CFG = 0  # the settings above, whether a summary exists, the size being admitted
 _KEY = 1  # per slot: the cached key, -1 free
@@ -92,7 +93,8 @@ def _init(ctx):
     p = ctx.params
     window = ctx.budget if ctx.budget is not None else ctx.capacity
     cfg = np.array([window, summary_size(window, p["summary_share"]), p["trunc_token_frac"],
-                    p["keep_last_n"], p["trigger_frac"], 0.0, 1.0])
+                    p["keep_last_n"], p["trigger_frac"], float(ctx.budget is not None), 0.0,
+                    1.0])
     slots = ctx.slots
     return (cfg, np.full(slots, -1, np.int64), np.zeros(slots, np.int64),
             np.zeros(slots, np.int64), np.zeros(slots, np.int8), np.zeros(slots, np.int64))
@@ -100,7 +102,8 @@ def _init(ctx):
 
 @njit
 def _admit(state, t, key, x, cache):
-    state[_CFG][_ARRIVING] = arriving_size(cache)
+    # without a budget the window counts messages: each is one unit, whatever its size
+    state[_CFG][_ARRIVING] = arriving_size(cache) if state[_CFG][_BUDGETED] == 1.0 else 1
     return True
 
 
@@ -174,7 +177,7 @@ def _victim(state, t, key, x, cache):
     if s >= 0:
         return s
     n, total = _queue(state)
-    if _compact(state, n, total, arriving_size(cache)) == 0:
+    if _compact(state, n, total, state[_CFG][_ARRIVING]) == 0:
         return state[_ORDER][0]  # Letta gives up here; room must be made: the oldest
     # TODO(model milestone 2): note_rewrites(cache, 1), the summary rewritten
     return _oldest_leaving(state)

@@ -2,9 +2,11 @@
 
 Written from the docstrings of ``simulator/policies/parts/ebbinghaus.py``,
 ``generative_agents.py`` and ``letta.py``, by item key, never by slot.  The Letta twin
-plans with ``ctx.capacity`` as its window: the reference engine gives it the count limit,
-or the budget when the run has no count limit, which is the policy's window in both
-cases (a run with both is not held to this twin).
+plans with ``ctx.capacity`` as its window and counts each message at its size: the
+reference engine gives it the count limit, or the budget when the run has no count
+limit.  That is the policy's rule on runs with a budget alone, and on runs without a
+budget whose sizes are all 1 (without a budget the policy counts every message as one);
+it is not held to others.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from simulator.config import njit
 from simulator.policies.base import Traits, admission_steps
 from simulator.policies.parts.step_clock import DAY, check_step_seconds, clock_of, seconds_at
 
-_SALT = 0xEB81A5  # the forgetting draws' stream, apart from every other stream of a run
+FORGET_SALT = 0xEB81A5  # the forgetting draws' stream, apart from every other stream of a run
 
 # cfg fields
 _STEP_SECONDS, _S_INIT, _S_STEP, _DIVISOR, _PASS_DAY, _LAST_T = range(6)
@@ -77,7 +77,7 @@ def new_state(ctx) -> tuple:
     slots = ctx.slots
     return (cfg, clock_of(getattr(ctx, "times", None)), np.full(slots, -1, np.int64),
             np.zeros(slots), np.zeros(slots), np.zeros(slots, np.int8),
-            rng.new_stream(ctx.seed, _SALT))
+            rng.new_stream(ctx.seed, FORGET_SALT))
 
 
 @njit
