@@ -148,24 +148,27 @@ def test_letta_summarizes_three_quarters_of_the_buffer_on_overflow():
 
 
 def test_letta_without_a_budget_counts_the_window_in_items():
-    """K = 5, every message one unit; the summary holds one.  Step 5: the buffer is 5 + the
-    arrival = 6, desired 4, candidates m0 .. m2 (running 1, 2, 3): all three leave (m0 the
-    victim).  Then 3 messages + the summary = 4 <= 5.  Step 6 fits (5); step 7 overflows:
-    buffer [summary, m3, m4, m5, m6, arrival] = 6, candidates summary, m3, m4: m3, m4."""
-    r = run(trace(queries=[0] * 10, items=[0, 1, 2, 3] * 2 + [0, 1]), "letta", capacity=5,
-            top_k=1)
-    assert run(LETTA, "letta", capacity=5, top_k=1).evict_log.tolist() == \
-        r.evict_log.tolist()  # sizes play no part without a budget
-    assert r.evict_log.tolist() == [[5, 0], [7, 3]]
-    assert deletions(r) == {5: [1, 2], 7: [4]}
-    assert r.summary()["rewrites"] == 2
+    """K = 5, every message one unit whatever its size; the summary holds one unit.
+    Step 5: the cache is full; the buffer is 5 + the arrival = 6, desired int(4.5) = 4,
+    candidates m0 .. m2 (running 1, 2, 3): all three leave, m0 as the victim.  Then 3
+    messages + the summary = 4.  Step 6: 5, fits.  Step 7: the arrival fits the count
+    limit but 5 + the summary overflows: the delete compacts [summary, m3, m4] (buffer 6,
+    candidates all but the last 3): m3, m4 leave.  Step 9 likewise: m5, m6."""
+    unsized = trace(queries=[0] * 10, items=[0, 1, 2, 3] * 2 + [0, 1])
+    r = run(unsized, "letta", capacity=5, top_k=1)
+    assert r.evict_log.tolist() == [[5, 0]]
+    assert deletions(r) == {5: [1, 2], 7: [3, 4], 9: [5, 6]}
+    assert r.summary()["rewrites"] == 3
+    sized = run(LETTA, "letta", capacity=5, top_k=1)
+    assert sized.evict_log.tolist() == r.evict_log.tolist() and \
+        deletions(sized) == deletions(r)  # sizes play no part without a budget
 
 
 def test_letta_trigger_at_the_warning_fraction():
-    """``trigger_frac = 0.75`` compacts as soon as the held tokens pass 15 of 20 (the first
-    reading of the source): at step 0 already nothing to compact (one message), at step 1
-    (14 > 15? no), at step 2 (15, no), at step 3 16 > 15: buffer 16, desired 12,
-    candidate m0 (10) only: m0 leaves."""
+    """``trigger_frac = 0.75`` compacts once the held tokens pass 15 of 20 (the first
+    reading of the source): 10, 14, 15 held after steps 0 to 2, then 16 > 15 at step 3:
+    the buffer 16, desired 12, one candidate (m0, running 10): m0 leaves, and 6 tokens
+    and the summary remain."""
     r = run(LETTA, "letta", capacity=None, budget=20, top_k=1, params={"trigger_frac": 0.75})
     assert deletions(r)[3] == [0]
 
