@@ -84,7 +84,7 @@ def _init(ctx):
     p = ctx.params
     cfg = np.array([p["step_seconds"], p["recency_decay"], p["w_recency"], p["w_relevance"],
                     p["w_importance"], float(p["recency"] == "rank"), -1.0, 0.0])
-    return (cfg, clock_of(getattr(ctx, "times", None)), np.zeros(ctx.slots),
+    return (cfg, clock_of(ctx.times), np.zeros(ctx.slots),
             np.zeros(ctx.slots), np.zeros((3, ctx.slots)))
 
 

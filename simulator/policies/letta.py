@@ -53,7 +53,7 @@ import math
 import numpy as np
 
 from simulator.config import njit
-from simulator.policies.base import Policy, arriving_size
+from simulator.policies.base import Policy, arriving_size, note_rewrites
 
 PARAMS = {"trunc_token_frac": 0.75, "keep_last_n": 3, "trigger_frac": 1.0,
           "summary_share": 0.016}
@@ -179,7 +179,7 @@ def _victim(state, t, key, x, cache):
     n, total = _queue(state)
     if _compact(state, n, total, state[_CFG][_ARRIVING]) == 0:
         return state[_ORDER][0]  # Letta gives up here; room must be made: the oldest
-    # TODO(model milestone 2): note_rewrites(cache, 1), the summary rewritten
+    note_rewrites(cache, 1)  # the summary, written anew over the span
     return _oldest_leaving(state)
 
 
@@ -195,7 +195,7 @@ def _delete(state, t, cache):
         return -1
     if _compact(state, n, total, 0) == 0:
         return -1
-    # TODO(model milestone 2): note_rewrites(cache, 1), the summary rewritten
+    note_rewrites(cache, 1)  # the summary, written anew over the span
     return _oldest_leaving(state)
 
 
@@ -203,4 +203,4 @@ POLICY = Policy(name="letta",
                 summary="token-budgeted FIFO queue; on overflow 75% of its tokens summarized",
                 init=_init, victim=_victim, admit=_admit, on_insert=_on_insert,
                 on_evict=_on_evict, delete=_delete, params=PARAMS, modes=("semantic",),
-                check_params=_check)
+                check_params=_check, repeat_delete=True)

@@ -28,4 +28,4 @@ POLICY = Policy(name="memorybank",
                 init=eb.new_state, victim=eb.victim, on_hit=eb.on_hit,
                 on_feedback=eb.on_feedback, on_insert=eb.on_insert, on_evict=eb.on_evict,
                 delete=eb.delete, params=eb.params_for(shipped=False), modes=("semantic",),
-                check_params=eb.check, traits=eb.TRAITS)
+                check_params=eb.check, traits=eb.TRAITS, repeat_delete=True)

@@ -32,4 +32,4 @@ POLICY = Policy(name="memorybank_shipped",
                 init=eb.new_state, victim=eb.victim, on_hit=eb.on_hit,
                 on_feedback=eb.on_feedback, on_insert=eb.on_insert, on_evict=eb.on_evict,
                 delete=eb.delete, params=eb.params_for(shipped=True), modes=("semantic",),
-                check_params=eb.check, traits=eb.TRAITS)
+                check_params=eb.check, traits=eb.TRAITS, repeat_delete=True)

@@ -23,7 +23,7 @@ FORGET_SALT = 0xEB81A5
 
 def step_time(twin, t):
     """The step's time: the trace's, else ``t * step_seconds``."""
-    times = getattr(twin.ctx, "times", None)
+    times = twin.ctx.times
     return times[t] if times is not None else t * twin.p["step_seconds"]
 
 
@@ -194,6 +194,7 @@ class Letta(Twin):
             return False
         self.leaving = messages
         self.summary = True
+        self.note_rewrites(1)  # the summary, written anew
         return True
 
     def victim(self, t, key, x, cache):

@@ -75,7 +75,7 @@ def new_state(ctx) -> tuple:
     cfg = np.array([p["step_seconds"], p["strength_init"], p["strength_step"],
                     p.get("divisor", 0.0), -np.inf, -1.0])
     slots = ctx.slots
-    return (cfg, clock_of(getattr(ctx, "times", None)), np.full(slots, -1, np.int64),
+    return (cfg, clock_of(ctx.times), np.full(slots, -1, np.int64),
             np.zeros(slots), np.zeros(slots), np.zeros(slots, np.int8),
             rng.new_stream(ctx.seed, FORGET_SALT))
 
