@@ -147,16 +147,19 @@ def _queue(state):
 
 
 @njit
-def _compact(state, n, total, arriving):
+def _compact(state, n, total, arriving, t):
     """Mark the span of the buffer (summary, the ``n`` queued messages, the arrival of
-    size ``arriving`` or none when 0) as leaving; the number of messages marked."""
+    size ``arriving`` or none when 0) as leaving; the number of messages marked.  The
+    step's arrival is never in the span: not yet queued (``arriving``), or queued at step
+    ``t`` (a compaction at ``delete``)."""
     cfg, order, size = state[_CFG], state[_ORDER], state[_SIZE]
     summary = cfg[_SUMMARY] if cfg[_HAS_SUMMARY] == 1.0 else 0.0
     buffer = summary + total + arriving
     desired = np.floor(buffer * cfg[_TRUNC])
-    # the candidates: the buffer but its last keep_last_n entries (the arrival is last)
-    entries = n + (1 if arriving > 0 else 0)
-    candidates = n - max(0, int(cfg[_KEEP]) - (entries - n))
+    queued = 1 if arriving == 0 and n > 0 and state[_ADM][order[n - 1]] == t else 0
+    newest = queued + (1 if arriving > 0 else 0)  # the step's arrival, last in the buffer
+    # the candidates: the buffer but its last keep_last_n entries and the arrival
+    candidates = (n - queued) - max(0, int(cfg[_KEEP]) - newest)
     running = summary
     marked = 0
     if running <= desired:  # the summary alone does not end the span
@@ -177,7 +180,7 @@ def _victim(state, t, key, x, cache):
     if s >= 0:
         return s
     n, total = _queue(state)
-    if _compact(state, n, total, state[_CFG][_ARRIVING]) == 0:
+    if _compact(state, n, total, state[_CFG][_ARRIVING], t) == 0:
         return state[_ORDER][0]  # Letta gives up here; room must be made: the oldest
     note_rewrites(cache, 1)  # the summary, written anew over the span
     return _oldest_leaving(state)
@@ -193,7 +196,7 @@ def _delete(state, t, cache):
     summary = cfg[_SUMMARY] if cfg[_HAS_SUMMARY] == 1.0 else 0.0
     if n == 0 or summary + total <= cfg[_TRIGGER] * cfg[_WINDOW]:
         return -1
-    if _compact(state, n, total, 0) == 0:
+    if _compact(state, n, total, 0, t) == 0:
         return -1
     note_rewrites(cache, 1)  # the summary, written anew over the span
     return _oldest_leaving(state)

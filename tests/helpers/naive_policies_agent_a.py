@@ -166,10 +166,12 @@ class Letta(Twin):
                                 self.window - 1)
         self.summary = False
         self.queue, self.size, self.leaving = [], {}, []  # oldest first
+        self.arrived = (-1, -1)  # (step, key) of the latest insertion
 
     def on_insert(self, t, key):
         self.queue.append(key)
         self.size[key] = self.arriving_size(t)
+        self.arrived = (t, key)
 
     def on_evict(self, t, key):
         self.queue.remove(key)
@@ -177,19 +179,24 @@ class Letta(Twin):
         if key in self.leaving:
             self.leaving.remove(key)
 
-    def compact(self, arriving):
-        """Mark the span; False when it holds no message (Letta gives up)."""
+    def compact(self, t, arriving):
+        """Mark the span; False when it holds no message (Letta gives up).  The step's
+        arrival (``arriving`` tokens not yet queued, or queued at step t) is never in it."""
+        fresh = self.arrived[1] if self.arrived[0] == t and arriving == 0 else None
         buffer = ([("summary", self.summary_size)] if self.summary else []) + \
-            [(k, self.size[k]) for k in self.queue] + ([("arrival", arriving)] if arriving else [])
+            [("arrival" if k == fresh else k, self.size[k]) for k in self.queue] + \
+            ([("arrival", arriving)] if arriving else [])
         desired = math.floor(sum(s for _, s in buffer) * self.p["trunc_token_frac"])
         candidates = buffer[:max(len(buffer) - self.p["keep_last_n"], 0)]
         span, running = [], 0
         for entry, size in candidates:
+            if entry == "arrival":
+                break
             span.append(entry)
             running += size
             if running > desired:
                 break
-        messages = [k for k in span if k not in ("summary", "arrival")]  # arrival: kept
+        messages = [k for k in span if k != "summary"]
         if not messages:
             return False
         self.leaving = messages
@@ -200,7 +207,7 @@ class Letta(Twin):
     def victim(self, t, key, x, cache):
         if self.leaving:
             return self.leaving[0]
-        if not self.compact(self.arriving_size(t)):
+        if not self.compact(t, self.arriving_size(t)):
             return self.queue[0]
         return self.leaving[0]
 
@@ -210,4 +217,4 @@ class Letta(Twin):
         held = sum(self.size.values()) + (self.summary_size if self.summary else 0)
         if not self.queue or held <= self.p["trigger_frac"] * self.window:
             return None
-        return self.leaving[0] if self.compact(0) else None
+        return self.leaving[0] if self.compact(t, 0) else None
