@@ -82,6 +82,14 @@ PARAM_VALUES = {
     "stale_after": [1, 3, 8],
     "min_uses": [1, 2],
     "min_size": [1, 2],
+    # the agent frameworks' rules (memorybank*, generative_agents, letta)
+    "step_seconds": [1.0, 3600.0, 86400.0],
+    "strength_step": [0.0, 1.0],
+    "recency": ["hours", "rank"],
+    "trunc_token_frac": [0.5, 0.75],
+    "keep_last_n": [0, 1, 3],
+    "trigger_frac": [0.5, 1.0],
+    "summary_share": [0.0, 0.3],
 }
 
 
