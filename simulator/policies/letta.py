@@ -21,12 +21,12 @@ rule into ``letta/services/summarizer``; the repository's head archives the code
   (``letta/prompts/gpt_summarize.py``, ``WORD_LIMIT``).
 
 Here (docs/model.md §1.8): a message is an item, its size its tokens, the window W the
-run's budget B (without a budget, the count limit K, every message one unit whatever
-its size).  The
-summary is no item of the trace: it holds ``s = ceil(summary_share · W)`` of the window
-(at most W − 1) once the first compaction has written it, and each compaction rewrites
-it (one rewrite, λ).  Its content answers no query.  The buffer is the summary, then the
-cached messages oldest admission first, then the arrival.
+run's budget B (without a budget, the count limit K, every message one unit whatever its
+size).  The summary is no item of the trace: it holds ``s = ceil(summary_share · W)`` of
+the window (at most W − 1) once the first compaction has written it, and each compaction
+rewrites it (``note_rewrites``: one rewrite, λ).  Its content answers no query.  The
+buffer is the summary, then the cached messages oldest admission first, then the step's
+arrival.
 
 * **Overflow**: an admission the engine cannot fit (it asks for a victim), or after the
   step's arrival s + Σ sizes > ``trigger_frac`` · W (1: only an overflow, as the code;
@@ -34,7 +34,9 @@ cached messages oldest admission first, then the arrival.
 * **Compaction**: the span of the buffer as above (``trunc_token_frac``,
   ``keep_last_n``); every cached message in it leaves, oldest first: the first ones as
   the victims the admission needs, the rest at the step's ``delete`` (all of them,
-  ``repeat_delete``); a step counts once in N however many leave.  If the span holds no
+  ``repeat_delete``); a step counts once in N however many leave.  The step's arrival
+  is never in that step's span, even with ``keep_last_n = 0`` (ours: it is the message
+  the step answers), at an admission or at ``delete``.  If the span holds no
   cached message (only the summary), Letta raises ``ContextWindowExceededError``; an
   admission must still make room here, so the oldest cached message leaves (ours), and a
   ``delete`` compacts no further.  Letta also raises when the span is a single message;
@@ -45,7 +47,8 @@ cached messages oldest admission first, then the arrival.
 
 Parameters: ``trunc_token_frac`` (0.75), ``keep_last_n`` (3), ``trigger_frac`` (1.0),
 ``summary_share`` (0.016: the 100-word summary at about 4/3 tokens a word, 133 tokens of
-GPT-4's 8192-token window, ``LLM_MAX_CONTEXT_WINDOW`` at the same commit; ours).
+the default 8192-token window, ``LLM_MAX_TOKENS["DEFAULT"]`` for the default model
+``gpt-4`` at the same commit; ours).
 """
 
 import math
