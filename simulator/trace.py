@@ -29,6 +29,7 @@ import dataclasses
 
 import numpy as np
 
+from simulator import trace_columns
 from simulator.errors import InputError
 from simulator.engine.kernels import normalize_rows
 from simulator.engine.size_limits import total_size
@@ -38,6 +39,7 @@ _DTYPES = {
     "item_topics": np.int64, "weights": np.float64, "scored": np.bool_,
     "item_keys": np.int64, "evidence_indptr": np.int64, "evidence_indices": np.int64,
     "item_sizes": np.int64, "requests": np.int64, "request_sizes": np.int64,
+    "times": np.float64, "supersedes": np.int64,
 }
 _PAGING = ("requests", "request_sizes")
 
@@ -92,6 +94,8 @@ class Trace(_SemanticArrays):
     """
 
     meta: dict = dataclasses.field(default_factory=dict)
+    times: np.ndarray | None = None
+    supersedes: np.ndarray | None = None
 
     def __post_init__(self):
         # however a trace is made (validate, dataclasses.replace), its sizes keep every
@@ -101,12 +105,14 @@ class Trace(_SemanticArrays):
     @classmethod
     def from_arrays(cls, queries, items, query_topics=None, item_topics=None, weights=None,
                     scored=None, item_keys=None, evidence_indptr=None, evidence_indices=None,
-                    item_sizes=None, meta=None) -> "Trace":
-        """Validate raw arrays (any array-likes) and return a normalised trace."""
+                    item_sizes=None, meta=None, times=None, supersedes=None) -> "Trace":
+        """Validate raw arrays (any array-likes) and return a normalised trace; ``times``
+        and ``supersedes`` as :mod:`simulator.trace_columns` says (docs/model.md §1.9)."""
         arrays = {"queries": queries, "items": items, "query_topics": query_topics,
                   "item_topics": item_topics, "weights": weights, "scored": scored,
                   "item_keys": item_keys, "evidence_indptr": evidence_indptr,
-                  "evidence_indices": evidence_indices, "item_sizes": item_sizes}
+                  "evidence_indices": evidence_indices, "item_sizes": item_sizes,
+                  "times": times, "supersedes": supersedes}
         return validate({k: v for k, v in arrays.items() if v is not None}, meta or {})
 
     def arrays(self) -> dict:
@@ -120,6 +126,8 @@ class Trace(_SemanticArrays):
             out["evidence_indices"] = self.evidence_indices
         if self.sized:
             out["item_sizes"] = self.item_sizes
+        out.update({name: getattr(self, name) for name in ("times", "supersedes")
+                    if getattr(self, name) is not None})
         return out
 
 
@@ -287,19 +295,6 @@ def _sizes(a: dict, name: str, T: int) -> np.ndarray:
     return sizes  # bounded by Trace and PagingTrace themselves
 
 
-def _dense_evidence(idx: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """Evidence item keys as dense keys (``rank`` of each sorted distinct key), vectorised;
-    an item key that no arrival has is an error naming the index."""
-    distinct = np.unique(keys)
-    pos = np.minimum(np.searchsorted(distinct, idx), distinct.size - 1)
-    unknown = distinct[pos] != idx
-    if unknown.any():
-        j = _first_bad(unknown)
-        raise InputError(f"trace array 'evidence_indices' names unknown item {int(idx[j])} at "
-                         f"index {j}; evidence lists item keys that arrive in the trace")
-    return rank[pos]
-
-
 def validate(raw: dict, meta: dict, strict_dtype: bool = False):
     """Named arrays (docs/model.md §6) as a validated :class:`Trace` or
     :class:`PagingTrace`.  ``strict_dtype``: the arrays come from a file, so vectors must
@@ -386,11 +381,13 @@ def validate(raw: dict, meta: dict, strict_dtype: bool = False):
         if ptr[0] != 0 or (np.diff(ptr) < 0).any() or ptr[-1] != idx.size or idx.ndim != 1:
             raise InputError("trace array 'evidence_indptr' is not a valid CSR pointer "
                              "(must start at 0, not decrease, and end at len(evidence_indices))")
-        idx = _dense_evidence(idx, keys, rank)
+        idx = trace_columns.dense_evidence(idx, keys, rank)
     else:
         ptr, idx = np.zeros(T + 1, np.int64), np.zeros(0, np.int64)
+    times = trace_columns.times(a.get("times"), T)
+    supersedes = trace_columns.supersedes(a.get("supersedes"), T, keys, first, rank)
     meta = dict(meta)
-    return Trace(
+    return Trace(times=times, supersedes=supersedes,
         queries=normalize_rows(q), items=normalize_rows(x),
         query_topics=a.get("query_topics", np.full(T, -1, np.int64)),
         item_topics=a.get("item_topics", np.full(T, -1, np.int64)),

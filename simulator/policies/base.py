@@ -22,7 +22,8 @@ Hooks (all ``@njit``; ``state`` is what ``init`` returned; ``cache`` is the engi
 read-only view of its slots, read through the accessors below, never by position:
 :func:`slot_keys` (``-1`` marks a free slot), :func:`slot_vectors`,
 :func:`admission_steps`, :func:`cached_count`, :func:`cache_capacity` and
-:func:`arriving_size`):
+:func:`arriving_size`; a hook that gets ``cache`` may also tell the engine of in-place
+rewrites with :func:`note_rewrites`):
 
 ``on_hit(state, slot, t, relevant)``
     the item in ``slot`` was retrieved into R_t (semantic) or requested (paging hit).
@@ -42,7 +43,8 @@ read-only view of its slots, read through the accessors below, never by position
     the arriving item is already cached (``item_keys``); nothing is admitted.
 ``delete(state, t, cache) -> slot``
     after the decision, an occupied slot to delete without admitting, or -1 for none
-    (deletion strategies).
+    (deletion strategies).  A policy with ``repeat_delete`` is asked again after each
+    deletion of a semantic step, until it gives -1 (forgetting several items at once).
     A paging request asks it after a hit's ``on_hit`` and after an admission's
     ``on_insert``, again and again until it gives -1 (W-TinyLFU drops there what
     libCacheSim evicts during a hit).
@@ -90,7 +92,7 @@ from typing import Callable
 import numpy as np
 
 from simulator import registration
-from simulator.engine.counts import ARRIVING, CAPACITY, SIZE
+from simulator.engine.counts import ARRIVING, CAPACITY, REWRITES, SIZE
 from simulator.config import njit
 from simulator.errors import InputError
 from simulator.engine.hook_source import RETURNS, check_returns, check_signature
@@ -173,6 +175,18 @@ def arriving_size(cache):
     return cache[3][ARRIVING]
 
 
+@njit
+def note_rewrites(cache, n):
+    """Record that the rule has just rewritten the content of ``n`` >= 0 cached items in
+    place (A-MEM's note evolution, a summary rewritten); call it from a hook that gets
+    ``cache`` (``admit``, ``victim``, ``delete``).  Each rewrite costs λ like a
+    modification (docs/model.md §1.9): the run's ``rewrites`` counts them and its cost is
+    Σℓ + λ·(N + rewrites); the cache itself, and N, do not change."""
+    if n < 0:
+        raise ValueError("note_rewrites(cache, n) takes n >= 0 items rewritten")
+    cache[3][REWRITES] += n
+
+
 # The names of the hooks called with one step's t, in call order and each followed by a
 # space, match the mode's pattern (the module docstring says it in words; the SimPy
 # engine's feedback delay and loss aside).
@@ -180,6 +194,10 @@ HOOK_ORDER = {
     "semantic": (r"(on_hit )*on_feedback "
                  r"(on_rearrival |admit ((victim on_evict )*on_insert )?)?"
                  r"delete (on_evict )?"),
+    # a semantic policy with repeat_delete: delete asked again after each deletion
+    "semantic_repeat_delete": (r"(on_hit )*on_feedback "
+                               r"(on_rearrival |admit ((victim on_evict )*on_insert )?)?"
+                               r"(delete on_evict )*delete "),
     "paging": (r"on_hit (delete on_evict )*delete on_feedback "
                r"|on_feedback (on_rearrival |admit ((victim on_evict )*on_insert "
                r"(delete on_evict )*delete )?)?"),
@@ -243,6 +261,10 @@ class Policy:
     :meth:`traits_of`.  ``state_bytes(params, slots, n_keys)``, when a parameter or the
     slot count sizes the state beyond a few words a slot, declares its rough size in bytes
     (:mod:`simulator.engine.memory_estimate` checks it before ``init``).
+    ``repeat_delete`` (default False): in semantic mode the engines ask ``delete`` again
+    after each deletion of a step, until it gives -1, so a rule may forget several items
+    at once without an arrival (each deletion is an eviction; the step counts once in N;
+    docs/model.md §1.9).  Without it a semantic step deletes at most one item.
     """
 
     name: str
@@ -263,6 +285,7 @@ class Policy:
     check_params: Callable | None = None
     paging_loop: Callable | None = None
     state_bytes: Callable | None = None
+    repeat_delete: bool = False
 
     def __post_init__(self):
         registration.check_name("policy", self.name)  # it names files and --policy lists
@@ -337,9 +360,10 @@ def _check_fields(where: str, policy: Policy) -> None:
     if not callable(policy.init):
         raise InputError(f"{where}: init must be a function of the run's Context that "
                          "returns the state tuple")
-    if not isinstance(policy.unbounded, bool):
-        raise InputError(f"{where}: unbounded must be True or False, got "
-                         f"{policy.unbounded!r}")
+    for name in ("unbounded", "repeat_delete"):
+        if not isinstance(getattr(policy, name), bool):
+            raise InputError(f"{where}: {name} must be True or False, got "
+                             f"{getattr(policy, name)!r}"[:200])
     if not isinstance(policy.traits, Traits) and not callable(policy.traits):
         raise InputError(f"{where}: traits must be a simulator.Traits, or a function of the "
                          f"parameters returning one; got {type(policy.traits).__name__}")
