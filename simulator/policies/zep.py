@@ -197,4 +197,4 @@ POLICY = Policy(name="zep", summary="Zep/Graphiti: always append; invalidate (de
                 "retrieval) what an arrival supersedes; evict the oldest",
                 init=_init, victim=_victim, admit=_admit, on_insert=_on_insert,
                 on_rearrival=_on_rearrival, delete=_delete, params=PARAMS,
-                modes=("semantic",), check_params=_check)  # TEMP: repeat_delete=True once main has it
+                modes=("semantic",), check_params=_check)  # TEMP: repeat_delete=True
