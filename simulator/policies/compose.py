@@ -90,8 +90,8 @@ def with_study(policy, addition: str | None = None, deletion: str | None = None,
         raise InputError(f"deletion must be None or 'history', got {deletion!r}"[:200],
                          "deletion")
     if addition is None and deletion is None:
-        raise InputError("with_study needs a strategy: addition='strict' or 'coarse', "
-                         "or deletion='history'", "addition")
+        raise InputError("addition or deletion must name one of the study's strategies: "
+                         "addition='strict' or 'coarse', deletion='history'", "addition")
     if "semantic" not in rule.modes:
         raise InputError(f"policy '{rule.name}' runs in paging mode only; the study's "
                          "strategies read retrievals and feedback (semantic mode)", "policy")

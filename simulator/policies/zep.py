@@ -68,7 +68,7 @@ _SIMS = 2  # scratch: the arrival's cosine to every slot (float32, [slots])
 _SUPERSEDES = 3  # ctx.supersedes (int64, [T]; empty without it or with log_supersedes off)
 _TIMES = 4  # ctx.times (float64, [T]; empty without it: the step order stands in)
 _QUEUE = 5  # the slots to invalidate at the current step, in order (int64, [slots])
-(_LOG, _THRESHOLD, _CANDIDATES, _STEP, _ARRIVAL_KEY, _INSERTED_SLOT, _HEAD,
+(_SURROGATE, _THRESHOLD, _CANDIDATES, _STEP, _ARRIVAL_KEY, _INSERTED_SLOT, _HEAD,
  _LENGTH) = range(8)
 
 
@@ -87,8 +87,9 @@ def _init(ctx):
     supersedes = getattr(ctx, "supersedes", None)
     times = getattr(ctx, "times", None)
     threshold = p["contradiction_similarity"]
-    cfg = np.array([float(p["log_supersedes"]), np.nan if threshold is None else threshold,
-                    p["candidates"], -1.0, -1.0, -1.0, 0.0, 0.0])
+    cfg = np.array([float(threshold is not None),
+                    0.0 if threshold is None else threshold, p["candidates"],
+                    -1.0, -1.0, -1.0, 0.0, 0.0])
     x, sims = scratch(ctx)
     log = supersedes if supersedes is not None and p["log_supersedes"] else None
     return (cfg, x, sims,
@@ -156,7 +157,7 @@ def _build_queue(state, t, cache):
                 n += 1
                 break
     threshold = cfg[_THRESHOLD]
-    if marked >= 0 and not np.isnan(threshold):
+    if marked >= 0 and cfg[_SURROGATE] == 1.0:
         sims = cosines(state[_X], cache, state[_SIMS])
         taken = np.zeros(slot_key.shape[0], np.bool_)
         taken[marked] = True
