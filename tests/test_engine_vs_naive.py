@@ -82,6 +82,11 @@ PARAM_VALUES = {
     "stale_after": [1, 3, 8],
     "min_uses": [1, 2],
     "min_size": [1, 2],
+    # agent-memory rules (amem's neighbours are above, with solar_e_ref's)
+    "evolve_similarity": [-1.0, 0.0, 0.5],
+    "log_supersedes": [True, False],
+    "contradiction_similarity": [-1.0, 0.0, 0.5, 0.9],
+    "candidates": [1, 2, 10],
 }
 
 
