@@ -144,13 +144,15 @@ class LiveRun(abc.ABC):
             capacity=self.capacity, n_keys=n_keys, dim=getattr(trace, "dim", 0), params=prm,
             seed=options.seed, switch_cost=options.switch_cost,
             trace=trace if pol.traits_of(prm).offline else None, slots=self.slots,
-            budget=budget, mode=self.mode, object_ids=getattr(trace, "object_ids", None))
+            budget=budget, mode=self.mode, object_ids=getattr(trace, "object_ids", None),
+            times=getattr(trace, "times", None), supersedes=getattr(trace, "supersedes", None))
         self._step = engine_fast.steps_for(pol, self.mode, self.sized)
         self._order = step_checks.StepOrder(self.steps)
         if not memory_checked:
             memory_estimate.check_run(trace, options)  # before allocating
         self.state = policy_faults.checked_state(pol, self._context)
-        self._counts = new_counts(self.capacity, self.slots, self.budget, NO_BUDGET)
+        self._counts = new_counts(self.capacity, self.slots, self.budget, NO_BUDGET,
+                                  pol.repeat_delete)
         self._slot_key = np.full(self.slots, -1, np.int64)
         items, loop_args = self._arrays(options)
         # each hook alone, before the loop's long compilation: a bad one fails in a second

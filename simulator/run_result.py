@@ -24,14 +24,16 @@ from simulator.errors import InputError
 MAX_COST = 1e300
 
 
-def modification_counts(admitted, evicted, deleted, evict_log=None) -> tuple:
+def modification_counts(admitted, evicted, deleted, evict_log=None, delete_log=None) -> tuple:
     """``(admissions, evictions)`` of a semantic run from its per-step keys (-1: none).
 
     Evictions count deletions too, and, where a sized run keeps its ``evict_log``, every
-    victim of a step rather than the first one (docs/model.md §7).
+    victim of a step rather than the first one, and where a policy that deletes several
+    items a step keeps its ``delete_log``, every deletion (docs/model.md §7).
     """
     evicted_n = len(evict_log) if evict_log is not None else int((evicted >= 0).sum())
-    return int((admitted >= 0).sum()), evicted_n + int((deleted >= 0).sum())
+    deleted_n = len(delete_log) if delete_log is not None else int((deleted >= 0).sum())
+    return int((admitted >= 0).sum()), evicted_n + deleted_n
 
 
 @dataclasses.dataclass
@@ -84,7 +86,9 @@ class SemanticResult(RunResult):
     graded) per step; ``admitted``/``evicted``/``deleted`` hold the item key (or -1;
     ``evicted`` the first one a step evicted) and ``size`` the number of cached items
     after step t.  ``evict_log`` (a sized run; else None) is every eviction as a row
-    (step, key), since a step may evict several.  ``retrieved`` (runs made with
+    (step, key), since a step may evict several; ``delete_log`` (a policy with
+    ``repeat_delete``; else None) every deletion as a row (step, key), since such a policy
+    may delete several a step (``deleted`` keeps the first).  ``retrieved`` (runs made with
     ``retrievals=True``; else None) is R_t per step, int64 [T, top_k]: the keys best
     first, −1 where the cache held fewer than k items.  ``admissions`` and ``evictions``
     are the run record's counts.
@@ -100,6 +104,7 @@ class SemanticResult(RunResult):
     scored: np.ndarray | None = None
     evict_log: np.ndarray | None = None
     retrieved: np.ndarray | None = None
+    delete_log: np.ndarray | None = None
     mode: ClassVar[str] = "semantic"
 
     @property
@@ -113,7 +118,8 @@ class SemanticResult(RunResult):
         return self._counts()[1]
 
     def _counts(self) -> tuple:
-        return modification_counts(self.admitted, self.evicted, self.deleted, self.evict_log)
+        return modification_counts(self.admitted, self.evicted, self.deleted, self.evict_log,
+                                   self.delete_log)
 
     def summary(self) -> dict:
         """The docs/model.md §7 run record (plain Python types, ready for JSON).

@@ -4,6 +4,7 @@
 It keeps the cache's slots, vectors and admission steps, a block of scores for retrieval,
 and one record a step (loss, hit, precision, quality, the keys admitted, evicted and
 deleted, the cache's size); a sized run also logs every eviction, since a step may evict
+several, and a policy with ``repeat_delete`` every deletion, since a step may delete
 several.
 """
 
@@ -14,7 +15,8 @@ import time
 import numpy as np
 
 from simulator.engine import step_checks
-from simulator.engine.counts import HIGH_WATER, LOGGED, MAX_OCCUPANCY, SIZE, TOO_LARGE
+from simulator.engine.counts import (DELETES_LOGGED, HIGH_WATER, LOGGED, MAX_OCCUPANCY, SIZE,
+                                     TOO_LARGE)
 from simulator.errors import InputError
 from simulator.engine.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.live_run import LiveRun
@@ -47,9 +49,13 @@ class SemanticRun(LiveRun):
         self.deleted, self.size = np.full(T, -1, np.int64), np.zeros(T, np.int64)
         # every eviction of a sized run as (step, key): a step may evict several
         self.evict_log = np.zeros((T if self.sized else 0, 2), np.int64)
+        # every deletion of a policy that may delete several a step, as (step, key): each
+        # deleted item was admitted at an earlier or the same step, so T rows hold them all
+        self.delete_log = np.zeros((T if self.policy.repeat_delete else 0, 2), np.int64)
         self.arrays = semantic_arrays(*(getattr(tr, name) for name in TRACE_FIELDS), k,
                                        QUALITY_CODES[options.quality], *cache, self.state,
-                                       *(getattr(self, n) for n in OUTPUTS), self.evict_log)
+                                       *(getattr(self, n) for n in OUTPUTS), self.evict_log,
+                                       self.delete_log)
         return tr.items, None
 
     def run_all(self) -> float:
@@ -86,16 +92,20 @@ class SemanticRun(LiveRun):
     def admissions(self) -> int:
         """Admissions so far."""
         return modification_counts(self.admitted, self.evicted, self.deleted,
-                                   self._evict_log())[0]
+                                   self._evict_log(), self._delete_log())[0]
 
     @property
     def evictions(self) -> int:
         """Evictions so far, deletions included (as the run record counts them)."""
         return modification_counts(self.admitted, self.evicted, self.deleted,
-                                   self._evict_log())[1]
+                                   self._evict_log(), self._delete_log())[1]
 
     def _evict_log(self):
         return self.evict_log[:self._counts[LOGGED]] if self.sized else None
+
+    def _delete_log(self):
+        return self.delete_log[:self._counts[DELETES_LOGGED]] if self.policy.repeat_delete \
+            else None
 
     def outputs(self) -> dict:
         """The per-step arrays and counters of a
@@ -105,7 +115,8 @@ class SemanticRun(LiveRun):
         number of items.
         """
         c = self._counts
-        out = {name: getattr(self, name) for name in OUTPUTS} | {"scored": self.trace.scored}
+        out = {name: getattr(self, name) for name in OUTPUTS} | {
+            "scored": self.trace.scored, "delete_log": self._delete_log()}
         if self.sized:
             return out | dict(max_occupancy=int(c[MAX_OCCUPANCY]), too_large=int(c[TOO_LARGE]),
                               evict_log=self._evict_log())

@@ -38,6 +38,7 @@ _DTYPES = {
     "item_topics": np.int64, "weights": np.float64, "scored": np.bool_,
     "item_keys": np.int64, "evidence_indptr": np.int64, "evidence_indices": np.int64,
     "item_sizes": np.int64, "requests": np.int64, "request_sizes": np.int64,
+    "times": np.float64, "supersedes": np.int64,
 }
 _PAGING = ("requests", "request_sizes")
 
@@ -92,6 +93,8 @@ class Trace(_SemanticArrays):
     """
 
     meta: dict = dataclasses.field(default_factory=dict)
+    times: np.ndarray | None = None
+    supersedes: np.ndarray | None = None
 
     def __post_init__(self):
         # however a trace is made (validate, dataclasses.replace), its sizes keep every
@@ -101,12 +104,21 @@ class Trace(_SemanticArrays):
     @classmethod
     def from_arrays(cls, queries, items, query_topics=None, item_topics=None, weights=None,
                     scored=None, item_keys=None, evidence_indptr=None, evidence_indices=None,
-                    item_sizes=None, meta=None) -> "Trace":
-        """Validate raw arrays (any array-likes) and return a normalised trace."""
+                    item_sizes=None, meta=None, times=None, supersedes=None) -> "Trace":
+        """Validate raw arrays (any array-likes) and return a normalised trace.
+
+        ``times``: each step's time in seconds (float64, finite, non-decreasing; any
+        origin), or None.  ``supersedes``: per step, the item key (as ``item_keys`` gives
+        keys) of an item that arrived at an earlier step and that the arrival supersedes
+        (a contradiction the log records), -1 for none; or None.  Both are kept as given
+        (``supersedes`` as dense keys, like ``item_keys``) and reach a policy through its
+        :class:`~simulator.policies.context.Context` (docs/model.md §1.9).
+        """
         arrays = {"queries": queries, "items": items, "query_topics": query_topics,
                   "item_topics": item_topics, "weights": weights, "scored": scored,
                   "item_keys": item_keys, "evidence_indptr": evidence_indptr,
-                  "evidence_indices": evidence_indices, "item_sizes": item_sizes}
+                  "evidence_indices": evidence_indices, "item_sizes": item_sizes,
+                  "times": times, "supersedes": supersedes}
         return validate({k: v for k, v in arrays.items() if v is not None}, meta or {})
 
     def arrays(self) -> dict:
@@ -120,6 +132,10 @@ class Trace(_SemanticArrays):
             out["evidence_indices"] = self.evidence_indices
         if self.sized:
             out["item_sizes"] = self.item_sizes
+        if self.times is not None:
+            out["times"] = self.times
+        if self.supersedes is not None:
+            out["supersedes"] = self.supersedes
         return out
 
 
@@ -287,6 +303,51 @@ def _sizes(a: dict, name: str, T: int) -> np.ndarray:
     return sizes  # bounded by Trace and PagingTrace themselves
 
 
+def _times(a: dict, T: int) -> np.ndarray | None:
+    """Array ``times`` checked (float64 seconds, one per step, finite, non-decreasing), or
+    None when absent."""
+    if "times" not in a:
+        return None
+    times = a["times"]
+    if times.shape != (T,):
+        raise InputError(f"trace array 'times' has shape {times.shape}; expected ({T},)")
+    finite = np.isfinite(times)
+    if not finite.all():
+        raise InputError(f"trace array 'times' has NaN or inf at index {_first_bad(~finite)}; "
+                         "times are finite seconds")
+    down = np.diff(times) < 0
+    if down.any():
+        t = _first_bad(down) + 1
+        raise InputError(f"trace array 'times' decreases at index {t} ({float(times[t])!r} after "
+                         f"{float(times[t - 1])!r}); times must not decrease")
+    return times
+
+
+def _supersedes(a: dict, T: int, keys: np.ndarray, first: np.ndarray,
+                rank: np.ndarray) -> np.ndarray | None:
+    """Array ``supersedes`` checked (per step an item key that arrived at an earlier step,
+    or -1) and made dense as ``item_keys`` are, or None when absent."""
+    if "supersedes" not in a:
+        return None
+    sup = a["supersedes"]
+    if sup.shape != (T,):
+        raise InputError(f"trace array 'supersedes' has shape {sup.shape}; expected ({T},)")
+    some = sup != -1
+    if not some.any():
+        return np.full(T, -1, np.int64)
+    distinct = np.unique(keys)  # sorted, as ``first`` and ``rank`` index them
+    pos = np.minimum(np.searchsorted(distinct, sup), distinct.size - 1)
+    # an earlier step's key: known, and first arrived before the step that names it
+    known = (distinct[pos] == sup) & (first[pos] < np.arange(T))
+    bad = some & ~known
+    if bad.any():
+        t = _first_bad(bad)
+        raise InputError(f"trace array 'supersedes' names item {int(sup[t])} at index {t}, "
+                         "which no earlier step brought; give the item key of an earlier "
+                         "arrival, or -1 for none")
+    return np.where(some, rank[pos], -1).astype(np.int64)
+
+
 def _dense_evidence(idx: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> np.ndarray:
     """Evidence item keys as dense keys (``rank`` of each sorted distinct key), vectorised;
     an item key that no arrival has is an error naming the index."""
@@ -389,8 +450,10 @@ def validate(raw: dict, meta: dict, strict_dtype: bool = False):
         idx = _dense_evidence(idx, keys, rank)
     else:
         ptr, idx = np.zeros(T + 1, np.int64), np.zeros(0, np.int64)
+    times = _times(a, T)
+    supersedes = _supersedes(a, T, keys, first, rank)
     meta = dict(meta)
-    return Trace(
+    return Trace(times=times, supersedes=supersedes,
         queries=normalize_rows(q), items=normalize_rows(x),
         query_topics=a.get("query_topics", np.full(T, -1, np.int64)),
         item_topics=a.get("item_topics", np.full(T, -1, np.int64)),

@@ -30,6 +30,14 @@ one another in the order selected, keys numbered across them):
   reaches the policies as for any step, so regret-gated admission and Thompson sampling
   learn during the stream.  Step 0 of a conversation (no past) has weight 0.
 
+Times (seconds since the Unix epoch, UTC; docs/model.md §1.9, docs/locomo.md): a step's
+time is that of the turn arriving at it, a trailing step's that of the conversation's
+last turn.  A session's ``session_N_date_time`` is when its first turn is said; LoCoMo
+gives no time for the other turns, so turn i of a session comes 60·i s after its start
+(ours; :mod:`workloads.data.locomo_data` also says what an undated session gets).  With
+several conversations, each keeps its own times, except that one starting before the
+previous one ended is shifted to start 60 s after that end, so that time never goes back.
+
 Text convention: a turn is embedded as ``"Speaker: text"`` (``text="speaker"``, the
 default: it retrieves evidence markedly better than the bare text on this data, which
 ``text="raw"`` measures; ``semcache reproduce locomo`` notes both); image captions
@@ -178,13 +186,28 @@ def _conversation(conv, p, cats, rng, offset):
             evidence.append([offset + int(probe[t])])
             query_text.append(turn_text(turns[int(probe[t])], p["text"]))
     keys = offset + np.minimum(np.arange(T), n - 1)
+    # a step's time is that of the turn arriving at it (a trailing step's: the last turn's)
+    times = np.array([t.time for t in turns], np.float64)[keys - offset]
     weights = np.ones(T)
     weights[0] = 0.0  # step 0 is always a probe (questions come after a turn), with no past
     info = {"name": conv.name, "turns": n, "questions": len(asked), "steps": T,
             "trailing_steps": T - n}
-    return dict(turn_texts=[turn_text(t, p["text"]) for t in turns], keys=keys,
+    return dict(turn_texts=[turn_text(t, p["text"]) for t in turns], keys=keys, times=times,
                 query_text=query_text, evidence=evidence, scored=scored,
                 weights=weights, category=category, qa_index=qa_index, info=info)
+
+
+def _times(parts: list) -> np.ndarray:
+    """Every step's time: each conversation's as they are, except that one starting before
+    the previous one ended is shifted to start a turn's minute after that end."""
+    out, end = [], None
+    for part in parts:
+        times = part["times"]
+        if end is not None and times[0] < end + locomo_data.TURN_SECONDS:
+            times = times + (end + locomo_data.TURN_SECONDS - times[0])
+        out.append(times)
+        end = times[-1]
+    return np.concatenate(out)
 
 
 def _make(p: dict, seed: int) -> Trace:
@@ -227,7 +250,7 @@ def _make(p: dict, seed: int) -> Trace:
                     else None),
         evidence_indptr=np.cumsum([0] + [len(e) for e in evidence]).astype(np.int64),
         evidence_indices=np.array([k for e in evidence for k in e], np.int64),
-        meta=meta)
+        times=_times(parts), meta=meta)
 
 
 WORKLOAD = Workload(

@@ -39,9 +39,9 @@ import numpy as np
 
 from simulator.engine import kernel_cache
 from simulator.engine.counts import (ADMISSIONS, ARRIVING, BAD_DELETE, BAD_VICTIM, BUDGET,
-                                     CAPACITY, EVICTIONS, FREE, HIGH_WATER, HIT_SIZE, HITS,
-                                     LOGGED, MAX_OCCUPANCY, OCCUPIED, REQUESTED_SIZE, SIZE,
-                                     TOO_LARGE)
+                                     CAPACITY, DELETES_LOGGED, EVICTIONS, FREE, HIGH_WATER,
+                                     HIT_SIZE, HITS, LOGGED, MAX_OCCUPANCY, OCCUPIED,
+                                     REPEAT_DELETE, REQUESTED_SIZE, SIZE, TOO_LARGE)
 from simulator.config import njit
 from simulator.engine.fast_index import at
 from simulator.engine.kernels import (BLOCK, block_row, block_start, is_relevant, quality_of,
@@ -127,6 +127,10 @@ def _steps(run, t0, t1, phases):
     """Run ``phases`` (bits RETRIEVE, FEEDBACK, ARRIVE) of steps ``t0 .. t1-1`` in the
     model's order (docs/model.md §1).
 
+    A policy with ``repeat_delete`` is asked ``delete`` again after each deletion of a
+    step, until it says -1; each deletion is logged in ``run.delete_log`` and the step's
+    ``deleted`` record keeps the first.
+
     ``run`` is a :class:`~simulator.live_run.LiveRun`'s compiled arrays.  Writes step t's
     loss, hit, precision and quality (RETRIEVE) and its admitted, evicted and deleted keys
     and the cache size after it (ARRIVE); FEEDBACK reads the loss and quality that
@@ -149,6 +153,7 @@ def _steps(run, t0, t1, phases):
     out_loss, out_hit, out_prec, out_qual = run.loss, run.hit, run.precision, run.quality
     out_adm, out_evi, out_del, out_size = run.admitted, run.evicted, run.deleted, run.size
     sizes, slot_size, evict_log = run.item_sizes, run.slot_size, run.evict_log
+    delete_log = run.delete_log
     n_slots = slot_key.shape[0]
     cache = (slot_key, slot_vec, slot_adm, counts)
     end = t0  # the current block is steps end-BLOCK .. end-1
@@ -228,12 +233,23 @@ def _steps(run, t0, t1, phases):
                 out_adm[t] = key
                 _on_insert(state, s, key, t)  # noqa: F821
             dl = _delete(state, t, cache)  # noqa: F821
-            if dl != -1:  # -1: delete nothing
+            while dl != -1:  # -1: delete nothing (more)
+                # a slot that holds nothing is refused, so a policy that never says -1
+                # stops at the empty cache: at most one deletion per cached item
                 if dl < 0 or dl >= n_slots or slot_key[dl] < 0:
                     raise RuntimeError(BAD_DELETE, t, dl)
-                out_del[t] = remove_slot(dl, t, state, slot_key, key_slot, counts, slot_size)
+                gone = remove_slot(dl, t, state, slot_key, key_slot, counts, slot_size)
                 free[counts[FREE]] = dl
                 counts[FREE] += 1
+                if out_del[t] < 0:  # the step's record keeps the first key deleted
+                    out_del[t] = gone
+                if counts[REPEAT_DELETE] == 0:
+                    break
+                # every deletion of a repeating policy is logged: a step may delete several
+                delete_log[counts[DELETES_LOGGED], 0] = t
+                delete_log[counts[DELETES_LOGGED], 1] = gone
+                counts[DELETES_LOGGED] += 1
+                dl = _delete(state, t, cache)  # noqa: F821
             out_size[t] = counts[SIZE]
 
 

@@ -20,7 +20,7 @@ TRACE_FIELDS = ("queries", "items", "query_topics", "item_topics", "weights", "i
 CACHE_FIELDS = ("slot_key", "slot_vec", "slot_adm", "slot_topic", "key_slot", "free", "counts",
                 "sims", "cross", "r_slot", "r_sim", "slot_size")
 SEMANTIC_FIELDS = (TRACE_FIELDS + ("k", "qcode") + CACHE_FIELDS + ("state",) + OUTPUTS
-                   + ("evict_log",))
+                   + ("evict_log", "delete_log"))
 PAGING_FIELDS = ("requests", "slot_key", "slot_vec", "slot_adm", "key_slot", "free", "counts",
                  "state", "hit", "request_sizes", "slot_size", "base")
 # the cache of a paging run, which a streamed run's bundles share from chunk to chunk

@@ -42,7 +42,8 @@ read-only view of its slots, read through the accessors below, never by position
     the arriving item is already cached (``item_keys``); nothing is admitted.
 ``delete(state, t, cache) -> slot``
     after the decision, an occupied slot to delete without admitting, or -1 for none
-    (deletion strategies).
+    (deletion strategies).  A policy with ``repeat_delete`` is asked again after each
+    deletion of a semantic step, until it gives -1 (forgetting several items at once).
     A paging request asks it after a hit's ``on_hit`` and after an admission's
     ``on_insert``, again and again until it gives -1 (W-TinyLFU drops there what
     libCacheSim evicts during a hit).
@@ -180,6 +181,10 @@ HOOK_ORDER = {
     "semantic": (r"(on_hit )*on_feedback "
                  r"(on_rearrival |admit ((victim on_evict )*on_insert )?)?"
                  r"delete (on_evict )?"),
+    # a semantic policy with repeat_delete: delete asked again after each deletion
+    "semantic_repeat_delete": (r"(on_hit )*on_feedback "
+                               r"(on_rearrival |admit ((victim on_evict )*on_insert )?)?"
+                               r"(delete on_evict )*delete "),
     "paging": (r"on_hit (delete on_evict )*delete on_feedback "
                r"|on_feedback (on_rearrival |admit ((victim on_evict )*on_insert "
                r"(delete on_evict )*delete )?)?"),
@@ -243,6 +248,10 @@ class Policy:
     :meth:`traits_of`.  ``state_bytes(params, slots, n_keys)``, when a parameter or the
     slot count sizes the state beyond a few words a slot, declares its rough size in bytes
     (:mod:`simulator.engine.memory_estimate` checks it before ``init``).
+    ``repeat_delete`` (default False): in semantic mode the engines ask ``delete`` again
+    after each deletion of a step, until it gives -1, so a rule may forget several items
+    at once without an arrival (each deletion is an eviction; the step counts once in N;
+    docs/model.md §1.9).  Without it a semantic step deletes at most one item.
     """
 
     name: str
@@ -263,6 +272,7 @@ class Policy:
     check_params: Callable | None = None
     paging_loop: Callable | None = None
     state_bytes: Callable | None = None
+    repeat_delete: bool = False
 
     def __post_init__(self):
         registration.check_name("policy", self.name)  # it names files and --policy lists
@@ -337,9 +347,10 @@ def _check_fields(where: str, policy: Policy) -> None:
     if not callable(policy.init):
         raise InputError(f"{where}: init must be a function of the run's Context that "
                          "returns the state tuple")
-    if not isinstance(policy.unbounded, bool):
-        raise InputError(f"{where}: unbounded must be True or False, got "
-                         f"{policy.unbounded!r}")
+    for name in ("unbounded", "repeat_delete"):
+        if not isinstance(getattr(policy, name), bool):
+            raise InputError(f"{where}: {name} must be True or False, got "
+                             f"{getattr(policy, name)!r}"[:200])
     if not isinstance(policy.traits, Traits) and not callable(policy.traits):
         raise InputError(f"{where}: traits must be a simulator.Traits, or a function of the "
                          f"parameters returning one; got {type(policy.traits).__name__}")

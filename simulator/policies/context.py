@@ -13,7 +13,9 @@ def _keywords_only(cls):
     """``cls`` built with keywords, as its fields are named; positional arguments (the
     way a ``Context`` was built before) still work, with a DeprecationWarning."""
     built = cls.__init__
-    names = [field.name for field in dataclasses.fields(cls)]
+    # fields added since positional arguments were deprecated never had a position
+    names = [field.name for field in dataclasses.fields(cls)
+             if not field.metadata.get("keyword_only")]
 
     @functools.wraps(built)
     def __init__(self, *args, **kwargs):
@@ -47,8 +49,14 @@ class Context:
     parameter dict (defaults filled in); ``trace`` is the whole trace, for offline
     references such as Belady only.  ``mode`` is ``"semantic"`` or ``"paging"``;
     ``object_ids`` the trace's own id of each dense key when it has them (a paging
-    trace's ``object_ids``), else None.  Positional arguments, in the order of the fields,
-    still work, with a DeprecationWarning.
+    trace's ``object_ids``), else None.  ``times`` is the float64 array [T] of the
+    steps' times in seconds (any origin, non-decreasing), or None when the trace has
+    none; ``supersedes`` the int64 array [T] of the item key each step's arrival
+    supersedes (-1 for none), or None when the trace records none.  Every policy gets
+    both, online or not (they are not the trace), and an online one reads entry t at
+    step t or later only: ``times[0..t]`` and ``supersedes[0..t]`` at step t
+    (docs/model.md §1.9).  Positional arguments, in the order of the fields, still work,
+    with a DeprecationWarning.
 
     >>> Context(capacity=2, n_keys=10, dim=3, params={}, seed=0).slots
     2
@@ -65,6 +73,10 @@ class Context:
     budget: int | None = None
     mode: str = "semantic"
     object_ids: np.ndarray | None = None
+    times: np.ndarray | None = dataclasses.field(default=None,
+                                                 metadata={"keyword_only": True})
+    supersedes: np.ndarray | None = dataclasses.field(default=None,
+                                                      metadata={"keyword_only": True})
 
     def __post_init__(self):
         if not self.slots:  # as many slots as the count limit allows items

@@ -132,6 +132,10 @@ def assert_same_as_reference(policy, twin, instance, params=None, seed=0, folder
     instance = arguments.instance("instance", instance)
     params, seed, folder = _common(pol, instance, params, seed, folder)
     arguments.twin_params("params", twin, params)
+    if bool(twin.repeat_delete) != pol.repeat_delete:
+        raise InputError(f"policy '{pol.name}' has repeat_delete={pol.repeat_delete} and "
+                         f"twin {twin.__name__} {twin.repeat_delete}; give both the same",
+                         "twin")
     trace, options = instance.trace, instance.options
     result = run(trace, options=_options(pol, instance, params, seed))
     if isinstance(trace, Trace):
@@ -155,6 +159,12 @@ def assert_same_as_reference(policy, twin, instance, params=None, seed=0, folder
             raise Refuted(f"{where}: '{array}' differs first at step {t}: engine "
                            f"{got[t:t + 1]}, reference {want[t:t + 1]}\nengine    {got}\n"
                            f"reference {want}", details)
+    if isinstance(trace, Trace) and result.delete_log is not None:
+        got = [tuple(row) for row in result.delete_log.tolist()]
+        want = [(t, key) for t, keys in enumerate(ref["deleted_all"]) for key in keys]
+        if got != want:
+            raise Refuted(f"{where}: the deletions (step, key) differ: engine {got}, "
+                          f"reference {want}", details)
     summary = result.summary()
     for counter in counters:
         got, want = summary[counter], ref[counter]

@@ -208,9 +208,9 @@ class HookDriver:
                 self.items[key] = Item(key, x.tolist(), -1, self.t)
                 self.pol.on_insert(self.state, s, key, self.t)
                 self.twin.on_insert(self.t, key)
-        if self.mode == "semantic":
+        if self.mode == "semantic" and not self.pol.repeat_delete:
             self.delete()
-        elif ok:
+        elif ok or self.mode == "semantic":  # a repeating policy is asked until -1
             self.drop()
         self.t += 1
 
@@ -226,7 +226,8 @@ class HookDriver:
         return d >= 0
 
     def drop(self):
-        """Paging: after a hit or an admission, ``delete`` until it names no slot."""
+        """``delete`` until it names no slot: paging after a hit or an admission, and a
+        semantic step of a policy with ``repeat_delete``."""
         while self.delete():
             pass
 

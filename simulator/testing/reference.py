@@ -38,8 +38,10 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
     Takes :func:`simulator.run`'s options (``capacity`` None: 10, or no count limit
     beside a budget).
     The lists are ``loss``, ``hit``, ``precision``, ``quality``, ``admitted``,
-    ``evicted`` and ``deleted`` (a key or -1), ``size`` (items cached after the step) and
-    ``evicted_all`` (every key evicted at the step); the counters are those of
+    ``evicted`` and ``deleted`` (a key or -1: the first one), ``size`` (items cached after
+    the step), ``evicted_all`` and ``deleted_all`` (every key evicted, deleted at the step:
+    a twin with ``repeat_delete`` is asked ``delete`` until it says None); the counters
+    are those of
     ``RunResult.summary()`` (``hits``, ``hit_rate``, ``modifications``, ``cost`` ...).
     With sizes or a budget (§1.8) an arrival larger than the budget is never offered and
     an admitted one evicts until the count and the total size fit.
@@ -60,7 +62,10 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
         capacity = math.inf
     budget = math.inf if budget is None else budget
     sizes = trace.item_sizes.tolist()
-    pol = cls(TwinContext(plan, dict(params or {}), seed, switch_cost))
+    pol = cls(TwinContext(plan, dict(params or {}), seed, switch_cost,
+                          times=None if trace.times is None else trace.times.tolist(),
+                          supersedes=None if trace.supersedes is None else
+                          trace.supersedes.tolist()))
     pol.item_sizes = sizes  # what a size-aware twin reads (Twin.arriving_size)
     queries = trace.queries.tolist()
     items = trace.items.tolist()
@@ -74,7 +79,7 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
     has_ev = bool(trace.has_evidence)
     T = len(queries)
     out = {name: [] for name in ("loss", "hit", "precision", "quality", "admitted", "evicted",
-                                 "deleted", "size", "evicted_all")}
+                                 "deleted", "size", "evicted_all", "deleted_all")}
     cache: dict = {}
     held = {}  # key -> size
     mods = too_large = 0
@@ -111,17 +116,22 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
             most = max(most, sum(held.values()))
             pol.on_insert(t, key)
             adm = key
-        gone = pol.delete(t, cache)
-        if gone is not None:
-            assert gone in cache
+        all_deleted = []
+        # one deletion a step, or (a twin with repeat_delete) until it says None
+        while (gone := pol.delete(t, cache)) is not None:
+            assert gone in cache, f"{cls.__name__} deleted {gone}, which is not cached"
             del cache[gone]
             del held[gone]
             pol.on_evict(t, gone)
-            dele = gone
+            all_deleted.append(gone)
+            if not cls.repeat_delete:
+                break
+        dele = all_deleted[0] if all_deleted else -1
         mods += set(cache) != before
         for name, v in (("loss", loss), ("hit", hit), ("precision", prec), ("quality", qual),
                         ("admitted", adm), ("evicted", evi), ("deleted", dele),
-                        ("size", len(cache)), ("evicted_all", all_evicted)):
+                        ("size", len(cache)), ("evicted_all", all_evicted),
+                        ("deleted_all", all_deleted)):
             out[name].append(v)
     sc = [t for t in range(T) if scored[t]]
     n = len(sc)
@@ -134,7 +144,7 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
         mean_quality=math.fsum(out["quality"][t] for t in sc) / n if n else None,
         modifications=mods,
         admissions=sum(a >= 0 for a in out["admitted"]),
-        evictions=sum(map(len, out["evicted_all"])) + sum(e >= 0 for e in out["deleted"]),
+        evictions=sum(map(len, out["evicted_all"])) + sum(map(len, out["deleted_all"])),
         miss_cost=miss_cost, cost=miss_cost + switch_cost * mods,
         miss_cost_all=math.fsum(out["loss"]), max_occupancy=most, too_large=too_large)
     return out

@@ -169,7 +169,9 @@ class TwinContext:
     """What a twin may know: the run's options and, for offline ones (paging), the whole
     request sequence.  ``capacity`` is the count limit it plans with (``math.inf`` when
     unbounded); ``params`` the parameters given (the twin fills in its ``defaults``).
-    Each field is checked when built (one InputError naming it)."""
+    ``times`` and ``supersedes`` are the trace's (``Context.times``, ``.supersedes``:
+    read entry t at step t or later only), or None.  Each field is checked when built
+    (one InputError naming it)."""
 
     capacity: float
     params: dict
@@ -178,6 +180,8 @@ class TwinContext:
     requests: list | None = None  # paging mode: the whole request sequence
     mode: str = "semantic"
     object_ids: list | None = None  # a paging trace's own id of each key
+    times: list | None = None  # each step's time in seconds (float), or None
+    supersedes: list | None = None  # each step's superseded key (-1: none), or None
 
     def __post_init__(self):
         if not (isinstance(self.capacity, float) and self.capacity == math.inf):
@@ -195,4 +199,9 @@ class TwinContext:
         for name in ("requests", "object_ids"):
             if getattr(self, name) is not None:
                 setattr(self, name, arguments.int_list(name, getattr(self, name), 0, MASK))
+        if self.supersedes is not None:
+            self.supersedes = arguments.int_list("supersedes", self.supersedes, -1, MASK)
+        if self.times is not None:
+            self.times = [arguments.number("times", x)
+                          for x in arguments.sequence("times", self.times, single=())]
 

@@ -32,6 +32,9 @@ class Twin:
         with the given ones.
     unbounded : bool
         The policy ignores the capacity (the engine gives it room for every item).
+    repeat_delete : bool
+        As ``Policy.repeat_delete``: in semantic mode the engine asks :meth:`delete` again
+        after each deletion of a step, until it says None (default False: once a step).
     item_sizes : list or None
         Set by the reference engine before the first step: the size of each step's
         arrival (semantic) or request (paging); read it with :meth:`arriving_size`.
@@ -42,11 +45,13 @@ class Twin:
     reference engine's, read-only); ``x`` is the arrival's vector as a list (empty in
     paging mode).  Engine order within a step: :meth:`on_retrieve`, :meth:`on_feedback`,
     then the arrival (:meth:`on_rearrival`, or :meth:`admit` and while the cache is full
-    :meth:`victim` / :meth:`on_evict`, then :meth:`on_insert`), then :meth:`delete`.
+    :meth:`victim` / :meth:`on_evict`, then :meth:`on_insert`), then :meth:`delete` (and
+    :meth:`on_evict` of what it names; again until None with ``repeat_delete``).
     """
 
     defaults: dict = {}
     unbounded = False
+    repeat_delete = False
     item_sizes: list | None = None
 
     def __init__(self, ctx: TwinContext):

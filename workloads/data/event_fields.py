@@ -18,6 +18,7 @@ model or JSON writer can hold it.  A topic is an integer id or a text label
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 
@@ -30,14 +31,17 @@ from workloads.data.json_text import parse_json, shown
 # field -> its kind; the order is the order docs and errors list them in
 FIELDS = {"query": "text", "item": "text", "query_vector": "vector", "item_vector": "vector",
           "item_id": "id", "topic": "topic", "query_topic": "topic", "item_topic": "topic",
-          "evidence": "ids", "weight": "weight", "scored": "flag", "size": "size"}
+          "evidence": "ids", "weight": "weight", "scored": "flag", "size": "size",
+          "time": "time", "supersedes": "id"}
 WHAT = {"text": "a non-empty string",
         "vector": "a non-empty list of numbers (one dimension for the whole file)",
         "id": "a non-empty string or an integer",
         "ids": "a list of item ids (strings or integers)",
         "topic": "an integer in 0 .. 2**53 or a text label (leave it out, or null, for none)",
         "weight": "a number in [0, 1]", "flag": "true or false",
-        "size": "an integer in 1 .. 2**53"}
+        "size": "an integer in 1 .. 2**53",
+        "time": "a finite number of seconds (any origin) or an ISO 8601 text such as "
+                "'2023-05-08T13:56:00Z'"}
 _INTEGER = re.compile(r"[+-]?[0-9]{1,20}")  # CSV digits; longer is past 2**53 anyway
 # a topic label that reads as a number but no topic id: a float column written as text
 # (1.0, 2.5e3) is refused rather than split into labels "1.0" and "1"
@@ -115,8 +119,43 @@ def _vector(value, where: str, name: str) -> np.ndarray:
     return vec
 
 
+class Instant(float):
+    """A ``time`` given as a date and time (ISO 8601 text, or a Parquet timestamp): seconds
+    since the Unix epoch, told apart from a plain number of seconds from any origin, which
+    one file may not mix with it."""
+
+
+def _time(value, where: str, name: str) -> float:
+    """A ``time`` as seconds: a finite number as it is, an ISO 8601 text (Python's
+    ``datetime.fromisoformat``) or a datetime as an :class:`Instant`.  A date and time
+    without a zone is read as UTC (an events file from one machine; a zone given is
+    honoured)."""
+    if _is_number(value):
+        try:
+            seconds = float(value)
+        except OverflowError:  # an integer past float64's range
+            seconds = math.inf
+        if not math.isfinite(seconds):
+            raise _bad(where, name, value)
+        return seconds
+    if _text(value, where, name):
+        try:
+            value = datetime.datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise _bad(where, name, value) from None
+    if not isinstance(value, datetime.datetime):  # a date alone is a datetime at 00:00
+        if not isinstance(value, datetime.date):
+            raise _bad(where, name, value)
+        value = datetime.datetime.combine(value, datetime.time())
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return Instant(value.timestamp())
+
+
 def _value(kind: str, value, where: str, name: str):
     """``value`` of a field of ``kind`` as its Python value, or InputError."""
+    if kind == "time":
+        return _time(value, where, name)
     if kind == "text":
         ok = _text(value, where, name) and value.strip() != ""
     elif kind == "vector":
@@ -172,6 +211,7 @@ def check(row: dict, where: str) -> dict:
 def from_cell(name: str, cell: str, where: str):
     """A CSV cell of field ``name`` as JSON would hold it, for :func:`check`: empty is
     null, a vector or evidence is a JSON list, a topic or size digits, a weight a number,
+a time a number when it reads as one (else its text, an ISO 8601 date and time),
     ``scored`` (and a topic, to be refused as JSON's would be) true or false (any case), a
     column that is no event field its text; what does not parse stays text (a topic's
     label), so :func:`check` names what it must be.
@@ -192,6 +232,8 @@ def from_cell(name: str, cell: str, where: str):
         return cell.strip().lower() == "true"  # as JSON's true: no topic (a flag column)
     if kind in ("topic", "size"):
         return int(cell) if _INTEGER.fullmatch(cell.strip()) else cell
+    if kind == "time":  # seconds when it reads as a number, else an ISO 8601 text
+        return float(cell) if _NUMBER.fullmatch(cell) else cell
     if kind == "weight":
         try:
             return float(cell)

@@ -3,10 +3,10 @@
 One row is one step (docs/model.md §6.2 defines every field): the step's query and the
 item that arrives, as text (``query``, ``item``, embedded offline by
 :mod:`workloads.data.text_embed`, cached by content) or as vectors (``query_vector``,
-``item_vector``), with optional ``item_id``, topics, ``evidence``, ``weight``, ``scored``
-and ``size``.  :mod:`workloads.data.event_files` reads the rows, :mod:`workloads.data.event_fields`
-checks each field; this module checks what spans rows and builds the
-:class:`~simulator.trace.Trace`:
+``item_vector``), with optional ``item_id``, topics, ``evidence``, ``weight``, ``scored``,
+``size``, ``time`` and ``supersedes``.  :mod:`workloads.data.event_files` reads the
+rows, :mod:`workloads.data.event_fields` checks each field; this module checks what spans
+rows and builds the :class:`~simulator.trace.Trace`:
 
 * **one kind a file**: every row text (the first row has ``query``) or every row vectors
   (``query_vector``), every vector of one dimension;
@@ -23,6 +23,13 @@ checks each field; this module checks what spans rows and builds the
   so it is unscored unless the row says ``scored: true`` (a choice, e.g. for
   ``--quality similarity``), never a silent guaranteed miss; ``scored: false`` makes a
   labelled step unscored;
+* **time** (seconds, docs/model.md §1.9): every row has a ``time`` or none does; a
+  number of seconds from any origin, or an ISO 8601 date and time (a text without a zone
+  is read as UTC), one way for the whole file; rows come in time order, so a time that
+  decreases is refused, naming the row.  The trace's ``times`` are those seconds (a date
+  and time as seconds since the Unix epoch);
+* **supersedes**: the ``item_id`` of an earlier row whose item this row's arrival
+  supersedes (a contradiction the log records); absent means none;
 * **sizes**: ``size`` where given (1 for a new item without one), or, with
   ``sizes=tokens``, the item text's token count under the model's tokenizer (at least 1,
   :func:`workloads.data.text_embed.token_counts`); an item has one size.
@@ -47,7 +54,7 @@ from simulator.params import resolve
 from simulator.engine.size_limits import MAX_TOTAL
 from simulator.trace import Trace
 from workloads.data import event_files
-from workloads.data.event_fields import check
+from workloads.data.event_fields import Instant, check
 from workloads.data.event_labels import EXTRA_FIELDS, columns, split, topic_ids
 
 FORMAT = "events"
@@ -208,6 +215,53 @@ def _labels(steps: list, evidence: list) -> tuple:
     return topics, scored, counts
 
 
+def _times(steps: list) -> dict:
+    """``times`` when some row has a ``time`` (then every row must, in one kind: numbers
+    of seconds, or dates and times, never both; never decreasing), else nothing."""
+    timed = [(where, ev["time"]) for where, ev in steps if "time" in ev]
+    if not timed:
+        return {}
+    if len(timed) < len(steps):
+        where = next(where for where, ev in steps if "time" not in ev)
+        raise InputError(f"{where}: no field 'time', but {_row(timed[0][0])} has one; give "
+                         "every row a time, or none")
+    first_where, first = timed[0]
+    for (where, now), (_, before) in zip(timed[1:], timed):
+        if isinstance(now, Instant) != isinstance(first, Instant):
+            kinds = ("an ISO 8601 date and time", "a number of seconds")
+            this, that = kinds if isinstance(now, Instant) else kinds[::-1]
+            raise InputError(f"{where}: field 'time' is {this}, but {_row(first_where)}'s is "
+                             f"{that}; give every row's time one way (their origins differ)")
+        if now < before:
+            raise InputError(f"{where}: field 'time' goes back ({now!r} s after {before!r} s "
+                             "on the row before); rows come in time order, so times must not "
+                             "decrease")
+    return {"times": np.array([float(x) for _, x in timed], np.float64)}
+
+
+def _row(where: str) -> str:
+    """The line or row part of ``where`` ("events file 'f.jsonl' line 3": "line 3")."""
+    return where.rsplit(" ", 2)[-2] + " " + where.rsplit(" ", 2)[-1]
+
+
+def _supersedes(steps: list, keys: dict) -> dict:
+    """``supersedes`` (item keys, -1 for none) when some row has the field, else nothing;
+    each names the ``item_id`` of an earlier row (a contradiction the log records)."""
+    if not any("supersedes" in ev for _, ev in steps):
+        return {}
+    seen, out = set(), []
+    for where, ev in steps:
+        old = ev.get("supersedes")
+        if old is not None and old not in seen:
+            raise InputError(f"{where}: field 'supersedes' names item id {old!r}, which no "
+                             "earlier row's item_id has; it names the item this row's "
+                             "arrival supersedes, which arrived before")
+        out.append(-1 if old is None else keys[old])
+        if "item_id" in ev:
+            seen.add(ev["item_id"])
+    return {"supersedes": np.array(out, np.int64)}
+
+
 def _csr(evidence: list) -> dict:
     return {"evidence_indptr": np.cumsum([0] + [len(e) for e in evidence]).astype(np.int64),
             "evidence_indices": np.array([k for e in evidence for k in e], np.int64)}
@@ -267,4 +321,4 @@ def load(path, trace_params: dict | None = None, ignore_sizes: bool = False) -> 
         weights=np.array([ev.get("weight", 1.0) for _, ev in steps], np.float64),
         scored=scored, item_keys=np.array([key for key, _ in arrivals], np.int64),
         **(_csr(evidence) if any(evidence) else {}), item_sizes=sizes,
-        meta=meta)
+        **_times(steps), **_supersedes(steps, keys), meta=meta)

@@ -32,7 +32,19 @@ data's quirks are handled and counted in :attr:`Conversation.quirks`, never fata
 ``adversarial_answers``
     a category-5 item carrying ``adversarial_answer`` instead of ``answer``;
 ``dates_without_session``
-    a ``session_N_date_time`` with no ``session_N`` turns.
+    a ``session_N_date_time`` with no ``session_N`` turns;
+``undated_sessions``
+    a session whose ``session_N_date_time`` is missing or does not read as LoCoMo writes
+    it (``"1:56 pm on 8 May, 2023"``): it starts one day after the previous session's
+    last turn (the first session of a conversation: at 0 s, the Unix epoch);
+``sessions_out_of_order``
+    a session dated before the previous session's last turn: it starts one minute after
+    that turn, so that time never goes back.
+
+Times (docs/model.md §1.9): a session's date and time is when its first turn is said, read
+as UTC (LoCoMo gives no zone); LoCoMo gives no time for the other turns, so turn i of a
+session (from 0) is set at the session's start + 60·i seconds, a minute a turn (ours).
+:attr:`Turn.time` holds it, in seconds since the Unix epoch.
 
 Examples
 --------
@@ -44,6 +56,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import datetime
 import json
 import pathlib
 import re
@@ -62,17 +75,23 @@ _DATED = re.compile(r"session_(\d+)_date_time")
 _DIGITS = 18
 QUIRKS = ("split_ids", "repaired_ids", "unresolved_ids", "qa_without_evidence",
           "qa_unresolved", "non_string_answers", "adversarial_answers",
-          "dates_without_session")
+          "dates_without_session", "undated_sessions", "sessions_out_of_order")
+# turns of a session a minute apart (LoCoMo dates sessions, not turns); an undated
+# session a day after the one before
+TURN_SECONDS = 60.0
+UNDATED_GAP_SECONDS = 86400.0
 
 
 @dataclasses.dataclass(frozen=True)
 class Turn:
-    """One dialogue turn: its id (``D3:7``), speaker, text and session number."""
+    """One dialogue turn: its id (``D3:7``), speaker, text, session number and time
+    (seconds since the Unix epoch, UTC; the module docstring says how it is set)."""
 
     dia_id: str
     speaker: str
     text: str
     session: int
+    time: float = 0.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,6 +194,44 @@ def _number(digits: str) -> int | None:
     return int(digits) if len(digits.lstrip("0")) <= _DIGITS else None
 
 
+def session_start(text) -> float | None:
+    """Seconds since the Unix epoch (UTC) of a LoCoMo session date such as ``"1:56 pm on
+    8 May, 2023"``, or None when it does not read so.
+
+    >>> session_start("1:56 pm on 8 May, 2023")
+    1683554160.0
+    >>> session_start("yesterday") is None
+    True
+    """
+    if not isinstance(text, str):
+        return None
+    # one blank between words, and the comma before the year optional
+    words = " ".join(text.replace(",", " ").split())
+    try:
+        when = datetime.datetime.strptime(words, "%I:%M %p on %d %B %Y")
+    except ValueError:
+        return None
+    return when.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def _timed(turns: list, conv: dict, keys: dict, quirks: collections.Counter) -> list:
+    """``turns`` with their times (the module docstring: Times); ``keys`` maps a session
+    number to its ``session_N`` key."""
+    out, end = [], None  # end: the time of the previous session's last turn
+    for s in sorted({t.session for t in turns}):
+        start = session_start(conv.get(keys[s] + "_date_time"))
+        if start is None:
+            quirks["undated_sessions"] += 1
+            start = 0.0 if end is None else end + UNDATED_GAP_SECONDS
+        elif end is not None and start < end:
+            quirks["sessions_out_of_order"] += 1
+            start = end + TURN_SECONDS
+        mine = [t for t in turns if t.session == s]
+        out += [dataclasses.replace(t, time=start + TURN_SECONDS * i) for i, t in enumerate(mine)]
+        end = out[-1].time
+    return out
+
+
 def _turns(conv: dict, name: str, quirks: collections.Counter) -> list:
     sessions = []  # (number, key): a key may pad its number ("session_05")
     for key in conv:
@@ -201,7 +258,7 @@ def _turns(conv: dict, name: str, quirks: collections.Counter) -> list:
             turns.append(Turn(row["dia_id"], row["speaker"], row["text"], s))
     if not turns:
         raise InputError(f"locomo conversation {name} has no dialogue turns (session_N lists)")
-    return turns
+    return _timed(turns, conv, dict(sessions), quirks)
 
 
 def _resolve(raw_ids, exact: dict, loose: dict, quirks: collections.Counter) -> tuple:

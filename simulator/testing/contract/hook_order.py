@@ -86,24 +86,31 @@ def _on_rearrival(state, slot, t):
 def _delete(state, t, cache):
     _log(state, 7, t)
     meta = state[1]
-    # one deletion on every fifth step: asked again within the step (paging), it declines
-    if t % 5 != 0 or meta[1] == t or cached_count(cache) < 2:
+    # deletions on every fifth step, as many as meta[3] allows: asked again within the
+    # step (paging, or a repeat_delete run), it then declines
+    if t % 5 != 0 or cached_count(cache) < 2:
         return -1
-    meta[1] = t
+    if meta[1] != t:
+        meta[1], meta[2] = t, 0
+    if meta[2] >= meta[3]:
+        return -1
+    meta[2] += 1
     return _oldest(cache)
 
 
-def recorder(steps: int, states: list) -> Policy:
+def recorder(steps: int, states: list, repeat_delete: bool = False) -> Policy:
     """The recording policy for runs of up to ``steps`` steps; each run's state (the log
-    and its length) is appended to ``states``."""
+    and its length) is appended to ``states``.  ``repeat_delete``: it deletes two items
+    on every fifth step, asked again after the first (one without)."""
     def init(ctx):
-        states.append((np.zeros((_ROWS * steps, 2), np.int64), np.array([0, -1], np.int64)))
+        meta = np.array([0, -1, 0, 2 if repeat_delete else 1], np.int64)
+        states.append((np.zeros((_ROWS * steps, 2), np.int64), meta))
         return states[-1]
 
     return Policy(name="hook_recorder", summary="FIFO that logs every hook call", init=init,
                   victim=_victim, on_hit=_on_hit, on_feedback=_on_feedback, admit=_admit,
                   on_insert=_on_insert, on_evict=_on_evict, on_rearrival=_on_rearrival,
-                  delete=_delete, modes=("semantic", "paging"))
+                  delete=_delete, modes=("semantic", "paging"), repeat_delete=repeat_delete)
 
 
 def _calls(log, count) -> dict:
@@ -118,6 +125,8 @@ def _runs():
     """(what, trace, run keywords): both modes, with and without a budget, both engines."""
     cases = [("semantic", clustered_trace(1, pool=12), {"capacity": K}),
              ("semantic with a budget", sized_trace(), {"budget": 3}),
+             ("semantic repeating deletions", clustered_trace(1, pool=12), {"capacity": K}),
+             ("semantic repeating deletions with a budget", sized_trace(), {"budget": 3}),
              ("paging", zipf_requests(T=600), {"capacity": K}),
              ("paging with a budget", sized_requests(T=600), {"budget": 6})]
     # latency and sessions interleave steps in the SimPy engine: a step's calls are still
@@ -141,18 +150,24 @@ def check_hook_order() -> list:
     checked = []
     for what, trace, options in _runs():
         states: list = []
-        run(trace, recorder(trace.steps, states), seed=0, **options)
+        repeat = "repeating" in what
+        run(trace, recorder(trace.steps, states, repeat), seed=0, **options)
         log, meta = states[-1]
         require(meta[0] <= log.shape[0], f"{what}: more hook calls than the log holds")
         steps = _calls(log, meta[0])
-        pattern = re.compile(HOOK_ORDER["paging" if "paging" in what else "semantic"])
+        mode = "paging" if "paging" in what else "semantic"
+        pattern = re.compile(HOOK_ORDER["semantic_repeat_delete" if repeat else mode])
         for t, calls in sorted(steps.items()):
             require(pattern.fullmatch(calls), f"{what}: step {t} called {calls.strip()}")
         seen = "|".join(steps.values()) + "|"
         # an eviction, an admission, a deletion and a refusal (admit, then nothing but
-        # the question of a deletion)
-        for branch in ("victim on_evict ", "on_insert ", "delete on_evict ",
-                       "admit (delete )?[|]"):
+        # the question of a deletion); a repeating policy's two deletions in one step
+        branches = ["victim on_evict ", "on_insert ", "delete on_evict ",
+                    "admit (delete )?[|]"]
+        if repeat:
+            branches[-1] = "admit delete [|]"
+            branches.append("delete on_evict delete on_evict delete [|]")
+        for branch in branches:
             require(re.search(branch, seen), f"{what}: no step took '{branch}'")
         checked.append(what)
     return checked

@@ -6,8 +6,9 @@ import numpy as np
 
 from simulator import policies
 from simulator.policies.context import Context
-from simulator.testing.contract.traces import (K, SEEDS, clustered_trace, declared, replay,
-                                            require, results_equal, semantic_traces)
+from simulator.testing.contract.traces import (K, SEEDS, clustered_trace, declared,
+                                               deletions, replay, require, results_equal,
+                                               semantic_traces)
 from simulator.runner import run
 
 
@@ -98,8 +99,9 @@ def check_modifications(name, params=None):
             require([len(a) for a in after] == r.size.tolist(), f"{label}: size != replay")
             require(s["admissions"] == int((r.admitted >= 0).sum()),
                      f"{label}: admissions != steps that admitted")
-            require(s["evictions"] == int((r.evicted >= 0).sum() + (r.deleted >= 0).sum()),
-                     f"{label}: evictions != steps that evicted or deleted")
+            deleted = sum(map(len, deletions(r, tr.steps)))
+            require(s["evictions"] == int((r.evicted >= 0).sum()) + deleted,
+                     f"{label}: evictions != steps that evicted + items deleted")
             require(s["hits"] == int(r.hit.sum()) and isinstance(s["hits"], int),
                      f"{label}: hits is not the int count of hit steps")
 
@@ -113,9 +115,9 @@ def check_arrivals(name, params=None):
         for t in range(tr.steps):
             if int(keys[t]) in before[t]:
                 require(r.admitted[t] < 0 and r.evicted[t] < 0, f"{label}: step {t} re-arrival")
-        # full before the arrival: K after it, unless the step also deleted one
+        # full before the arrival: K after it, unless the step also deleted some
         evicting = r.evicted >= 0
-        full = r.size + (r.deleted >= 0) == K
+        full = r.size + np.array([len(d) for d in deletions(r, tr.steps)]) == K
         require(full[evicting].all() or policies.resolve(name).unbounded,
                  f"{label}: evicted although the cache had room")
 

@@ -78,20 +78,34 @@ def require(condition, message) -> None:
         raise AssertionError(message)
 
 
+def _per_step(first, log, steps) -> list:
+    """Each step's keys: the first one a step recorded (-1: none), or every one of the
+    log's (step, key) rows when the run kept a log."""
+    if log is None:
+        return [[] if key < 0 else [key] for key in first.tolist()]
+    out = [[] for _ in range(steps)]
+    for t, key in log.tolist():
+        out[t].append(key)
+    return out
+
+
+def deletions(result, steps) -> list:
+    """Each step's deleted keys (every one of a policy with ``repeat_delete``)."""
+    return _per_step(result.deleted, result.delete_log, steps)
+
+
 def replay(result, trace):
     """Cache content after every step, rebuilt from admitted/evicted/deleted only (every
-    eviction of a sized run from its ``evict_log``)."""
+    eviction of a sized run from its ``evict_log``, every deletion of a repeating policy
+    from its ``delete_log``)."""
     keys = trace.item_keys.tolist()
-    evicted = [[] if e < 0 else [e] for e in result.evicted.tolist()]
-    if result.evict_log is not None:
-        evicted = [[] for _ in range(trace.steps)]
-        for t, key in result.evict_log.tolist():
-            evicted[t].append(key)
+    evicted = _per_step(result.evicted, result.evict_log, trace.steps)
+    deleted = deletions(result, trace.steps)
     s = set()
     before, after = [], []
     for t in range(trace.steps):
         before.append(frozenset(s))
-        a, dl = int(result.admitted[t]), int(result.deleted[t])
+        a = int(result.admitted[t])
         for e in evicted[t]:
             require(e in s, f"step {t}: evicted key {e} is not cached ({sorted(s)})")
             require(a >= 0, f"step {t}: evicted {e} without admitting")
@@ -100,7 +114,7 @@ def replay(result, trace):
             require(a == keys[t], f"step {t}: admitted {a}, but the arriving key is {keys[t]}")
             require(a not in s, f"step {t}: admitted {a}, which was already cached")
             s.add(a)
-        if dl >= 0:
+        for dl in deleted[t]:
             require(dl in s, f"step {t}: deleted key {dl} is not cached")
             s.discard(dl)
         after.append(frozenset(s))
