@@ -11,9 +11,12 @@ import numpy as np
 import pytest
 
 from simulator.errors import InputError
+from simulator.instance import Instance
 from simulator.policies.compose import with_study
 from simulator.runner import run
+from simulator.testing import assert_same_as_reference
 from simulator.trace import Trace
+from helpers.naive import POLICIES
 
 E0, E1, E2, E3 = np.eye(4, dtype=np.float32)
 U = np.array([0.8, 0.6, 0, 0], np.float32)  # cos 0.8 to E0, 0.6 to E1
@@ -57,6 +60,56 @@ def test_zep_surrogate_invalidates_earlier_similar_items():
     assert r.admitted.tolist() == [0, 1, 2, 3, 4, 5, 6]
     assert r.evicted.tolist() == [-1, -1, -1, -1, 1, -1, 3]
     assert r.deleted.tolist() == [-1, -1, 0, -1, 2, -1, 5]
+
+
+def test_zep_surrogate_needs_a_strictly_earlier_time():
+    """Graphiti's valid_at test: with times, V (time 1) leaves U (time 1) alone and E3
+    (time 2) leaves W (time 2); U (1) still invalidates E0 (0)."""
+    r = go(trace([E0, E1, U, E2, V, W, E3], times=[0, 1, 1, 1, 1, 2, 2]), "zep", 3,
+           contradiction_similarity=0.7)
+    assert r.deleted.tolist() == [-1, -1, 0, -1, -1, -1, -1]
+    assert r.evicted.tolist() == [-1, -1, -1, -1, 1, 2, 3]
+
+
+# K = 4; the log: U supersedes item 0, V item 2, W item 3.
+LOG = trace([E0, E1, E2, U, V, E3, W], supersedes=[-1, -1, -1, 0, 2, -1, 3])
+
+
+def test_zep_invalidates_what_the_log_says_and_never_an_evicted_item():
+    r = go(LOG, "zep", 4)
+    assert r.delete_log.tolist() == [[3, 0], [4, 2], [6, 3]]
+    assert r.evicted.tolist() == [-1] * 6 + [1]
+    # K = 3: items 0 and 3 are evicted (the oldest) for U and W before they can
+    # invalidate them
+    r = go(LOG, "zep", 3)
+    assert r.delete_log.tolist() == [[4, 2]]
+    assert r.evicted.tolist() == [-1, -1, -1, 0, 1, -1, 3]
+    assert go(LOG, "zep", 4, log_supersedes=False).delete_log.tolist() == []
+
+
+def test_zep_forgets_several_items_at_once_log_first():
+    """With the surrogate at 0.7 too: V invalidates item 2 (the log), then U (0.96) and
+    E1 (0.8), most similar first, in one step (one modification); W then finds item 3
+    gone and invalidates E3 (0.8).  One candidate: V reaches U only."""
+    r = go(LOG, "zep", 4, contradiction_similarity=0.7)
+    assert r.delete_log.tolist() == [[3, 0], [4, 2], [4, 3], [4, 1], [6, 5]]
+    assert r.size.tolist() == [1, 2, 3, 3, 1, 2, 2]
+    assert r.summary()["modifications"] == 7
+    r = go(LOG, "zep", 4, contradiction_similarity=0.7, candidates=1)
+    assert r.delete_log.tolist() == [[3, 0], [4, 2], [4, 3], [6, 5]]
+
+
+@pytest.mark.parametrize("params", [{}, {"contradiction_similarity": 0.7},
+                                    {"contradiction_similarity": 0.5, "candidates": 2}])
+@pytest.mark.parametrize("times", [None, [0, 1, 1, 1, 1, 2, 2]])
+def test_zep_equals_its_twin_with_a_log_and_times(params, times):
+    """The random traces of test_engine_vs_naive carry neither field."""
+    for capacity in (2, 3, 4):
+        tr = trace([E0, E1, E2, U, V, E3, W], supersedes=[-1, -1, -1, 0, 2, -1, 3],
+                   **({} if times is None else {"times": times}))
+        assert_same_as_reference("zep", POLICIES["zep"],
+                                 Instance(tr, {"capacity": capacity, "top_k": 1}),
+                                 params=params)
 
 
 def test_zep_surrogate_is_off_by_default():

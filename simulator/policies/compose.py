@@ -137,12 +137,7 @@ def with_study(policy, addition: str | None = None, deletion: str | None = None,
                                              deletion and f"{deletion} deletion") if s),
                   init=init, params={**rule.params, **study}, modes=("semantic",),
                   check_params=check, traits=declared, state_bytes=state_bytes,
-                  **_repeats(rule), **_choose(hooks, deletion))
-
-
-def _repeats(rule: Policy) -> dict:
-    """TEMP until main's Policy has repeat_delete."""
-    return {"repeat_delete": True} if getattr(rule, "repeat_delete", False) else {}
+                  repeat_delete=rule.repeat_delete, **_choose(hooks, deletion))
 
 
 def _choose(hooks: dict, deletion) -> dict:

@@ -84,8 +84,7 @@ def _check(p: dict) -> str | None:
 
 def _init(ctx):
     p = ctx.params
-    supersedes = getattr(ctx, "supersedes", None)
-    times = getattr(ctx, "times", None)
+    supersedes, times = ctx.supersedes, ctx.times
     threshold = p["contradiction_similarity"]
     cfg = np.array([float(threshold is not None),
                     0.0 if threshold is None else threshold, p["candidates"],
@@ -198,4 +197,4 @@ POLICY = Policy(name="zep", summary="Zep/Graphiti: always append; invalidate (de
                 "retrieval) what an arrival supersedes; evict the oldest",
                 init=_init, victim=_victim, admit=_admit, on_insert=_on_insert,
                 on_rearrival=_on_rearrival, delete=_delete, params=PARAMS,
-                modes=("semantic",), check_params=_check)  # TEMP: repeat_delete=True
+                modes=("semantic",), check_params=_check, repeat_delete=True)
