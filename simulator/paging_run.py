@@ -16,8 +16,9 @@ import numpy as np
 from simulator.engine import fast as engine_fast
 from simulator.engine import policy_faults, step_checks
 from simulator.engine.counts import (ADMISSIONS, EVICTIONS, HIT_SIZE, HITS, MAX_OCCUPANCY,
-                                     REQUESTED_SIZE, SIZE, TOO_LARGE)
+                                     REQUESTED_SIZE, REWRITES, SIZE, TOO_LARGE)
 from simulator.engine.fast import WHOLE
+from simulator.errors import InputError
 from simulator.live_run import LiveRun
 from simulator.engine.run_arrays import PAGING_CACHE, paging_arrays
 from simulator.run_result import PagingResult
@@ -121,6 +122,10 @@ class PagingRun(LiveRun):
         counts (each item has size 1).
         """
         c = self._counts
+        if c[REWRITES]:  # a paging request's object has no content to rewrite
+            raise InputError(f"policy '{self.policy.name}' noted {int(c[REWRITES])} rewrites "
+                             "(note_rewrites) in paging mode, where objects have no content "
+                             "to rewrite; rewrites are a semantic run's (docs/model.md §1.9)")
         out = dict(hit=self.hit, admissions=self.admissions, evictions=self.evictions)
         if self.sized:
             return out | dict(max_occupancy=int(c[MAX_OCCUPANCY]), too_large=int(c[TOO_LARGE]),

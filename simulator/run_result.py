@@ -91,7 +91,8 @@ class SemanticResult(RunResult):
     may delete several a step (``deleted`` keeps the first).  ``retrieved`` (runs made with
     ``retrievals=True``; else None) is R_t per step, int64 [T, top_k]: the keys best
     first, −1 where the cache held fewer than k items.  ``admissions`` and ``evictions``
-    are the run record's counts.
+    are the run record's counts; ``rewrites`` the in-place rewrites the policy noted
+    (:func:`~simulator.policies.base.note_rewrites`).
     """
 
     loss: np.ndarray | None = None
@@ -105,6 +106,7 @@ class SemanticResult(RunResult):
     evict_log: np.ndarray | None = None
     retrieved: np.ndarray | None = None
     delete_log: np.ndarray | None = None
+    rewrites: int = 0
     mode: ClassVar[str] = "semantic"
 
     @property
@@ -128,8 +130,9 @@ class SemanticResult(RunResult):
         the rates are None: such a run has no hit rate, and ``miss_cost`` is 0); ``modifications``
         N counts every step at which the cache changed, warm-up included (building the
         memory costs switches even when its answers are not graded), and
-        ``cost = miss_cost + λ·N``.  With every step scored this is the cost of docs/model.md
-        §1.6 exactly.
+        ``cost = miss_cost + λ·(N + rewrites)``: ``rewrites`` counts the cached items the
+        policy rewrote in place (docs/model.md §1.9; 0 for a rule that rewrites nothing).
+        With every step scored this is the cost of docs/model.md §1.6 exactly.
 
         A SimPy run with engine options other than the defaults (immediate feedback, one
         session: the fast engine's model) also records ``engine_options`` and its
@@ -150,8 +153,8 @@ class SemanticResult(RunResult):
             mean_quality=float(math.fsum(self.quality[sc].tolist()) / n) if n else None,
             miss_cost=miss_cost, modifications=mods,
             admissions=admissions, evictions=evictions, max_occupancy=self.max_occupancy,
-            too_large=self.too_large,
-            cost=finite_cost(miss_cost + self.config["switch_cost"] * mods),
+            too_large=self.too_large, rewrites=self.rewrites,
+            cost=finite_cost(miss_cost + self.config["switch_cost"] * (mods + self.rewrites)),
             elapsed_s=self.elapsed_s)
         return self._with_engine_options(out)
 

@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from simulator.engine import step_checks
-from simulator.engine.counts import (DELETES_LOGGED, HIGH_WATER, LOGGED, MAX_OCCUPANCY, SIZE,
-                                     TOO_LARGE)
+from simulator.engine.counts import (DELETES_LOGGED, HIGH_WATER, LOGGED, MAX_OCCUPANCY,
+                                     REWRITES, SIZE, TOO_LARGE)
 from simulator.errors import InputError
 from simulator.engine.kernels import BLOCK, QUALITY_CODES, retrieve
 from simulator.live_run import LiveRun
@@ -116,7 +116,8 @@ class SemanticRun(LiveRun):
         """
         c = self._counts
         out = {name: getattr(self, name) for name in OUTPUTS} | {
-            "scored": self.trace.scored, "delete_log": self._delete_log()}
+            "scored": self.trace.scored, "delete_log": self._delete_log(),
+            "rewrites": int(c[REWRITES])}
         if self.sized:
             return out | dict(max_occupancy=int(c[MAX_OCCUPANCY]), too_large=int(c[TOO_LARGE]),
                               evict_log=self._evict_log())

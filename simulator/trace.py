@@ -29,6 +29,7 @@ import dataclasses
 
 import numpy as np
 
+from simulator import trace_columns
 from simulator.errors import InputError
 from simulator.engine.kernels import normalize_rows
 from simulator.engine.size_limits import total_size
@@ -105,15 +106,8 @@ class Trace(_SemanticArrays):
     def from_arrays(cls, queries, items, query_topics=None, item_topics=None, weights=None,
                     scored=None, item_keys=None, evidence_indptr=None, evidence_indices=None,
                     item_sizes=None, meta=None, times=None, supersedes=None) -> "Trace":
-        """Validate raw arrays (any array-likes) and return a normalised trace.
-
-        ``times``: each step's time in seconds (float64, finite, non-decreasing; any
-        origin), or None.  ``supersedes``: per step, the item key (as ``item_keys`` gives
-        keys) of an item that arrived at an earlier step and that the arrival supersedes
-        (a contradiction the log records), -1 for none; or None.  Both are kept as given
-        (``supersedes`` as dense keys, like ``item_keys``) and reach a policy through its
-        :class:`~simulator.policies.context.Context` (docs/model.md §1.9).
-        """
+        """Validate raw arrays (any array-likes) and return a normalised trace; ``times``
+        and ``supersedes`` as :mod:`simulator.trace_columns` says (docs/model.md §1.9)."""
         arrays = {"queries": queries, "items": items, "query_topics": query_topics,
                   "item_topics": item_topics, "weights": weights, "scored": scored,
                   "item_keys": item_keys, "evidence_indptr": evidence_indptr,
@@ -132,10 +126,8 @@ class Trace(_SemanticArrays):
             out["evidence_indices"] = self.evidence_indices
         if self.sized:
             out["item_sizes"] = self.item_sizes
-        if self.times is not None:
-            out["times"] = self.times
-        if self.supersedes is not None:
-            out["supersedes"] = self.supersedes
+        out.update({name: getattr(self, name) for name in ("times", "supersedes")
+                    if getattr(self, name) is not None})
         return out
 
 
@@ -303,64 +295,6 @@ def _sizes(a: dict, name: str, T: int) -> np.ndarray:
     return sizes  # bounded by Trace and PagingTrace themselves
 
 
-def _times(a: dict, T: int) -> np.ndarray | None:
-    """Array ``times`` checked (float64 seconds, one per step, finite, non-decreasing), or
-    None when absent."""
-    if "times" not in a:
-        return None
-    times = a["times"]
-    if times.shape != (T,):
-        raise InputError(f"trace array 'times' has shape {times.shape}; expected ({T},)")
-    finite = np.isfinite(times)
-    if not finite.all():
-        raise InputError(f"trace array 'times' has NaN or inf at index {_first_bad(~finite)}; "
-                         "times are finite seconds")
-    down = np.diff(times) < 0
-    if down.any():
-        t = _first_bad(down) + 1
-        raise InputError(f"trace array 'times' decreases at index {t} ({float(times[t])!r} after "
-                         f"{float(times[t - 1])!r}); times must not decrease")
-    return times
-
-
-def _supersedes(a: dict, T: int, keys: np.ndarray, first: np.ndarray,
-                rank: np.ndarray) -> np.ndarray | None:
-    """Array ``supersedes`` checked (per step an item key that arrived at an earlier step,
-    or -1) and made dense as ``item_keys`` are, or None when absent."""
-    if "supersedes" not in a:
-        return None
-    sup = a["supersedes"]
-    if sup.shape != (T,):
-        raise InputError(f"trace array 'supersedes' has shape {sup.shape}; expected ({T},)")
-    some = sup != -1
-    if not some.any():
-        return np.full(T, -1, np.int64)
-    distinct = np.unique(keys)  # sorted, as ``first`` and ``rank`` index them
-    pos = np.minimum(np.searchsorted(distinct, sup), distinct.size - 1)
-    # an earlier step's key: known, and first arrived before the step that names it
-    known = (distinct[pos] == sup) & (first[pos] < np.arange(T))
-    bad = some & ~known
-    if bad.any():
-        t = _first_bad(bad)
-        raise InputError(f"trace array 'supersedes' names item {int(sup[t])} at index {t}, "
-                         "which no earlier step brought; give the item key of an earlier "
-                         "arrival, or -1 for none")
-    return np.where(some, rank[pos], -1).astype(np.int64)
-
-
-def _dense_evidence(idx: np.ndarray, keys: np.ndarray, rank: np.ndarray) -> np.ndarray:
-    """Evidence item keys as dense keys (``rank`` of each sorted distinct key), vectorised;
-    an item key that no arrival has is an error naming the index."""
-    distinct = np.unique(keys)
-    pos = np.minimum(np.searchsorted(distinct, idx), distinct.size - 1)
-    unknown = distinct[pos] != idx
-    if unknown.any():
-        j = _first_bad(unknown)
-        raise InputError(f"trace array 'evidence_indices' names unknown item {int(idx[j])} at "
-                         f"index {j}; evidence lists item keys that arrive in the trace")
-    return rank[pos]
-
-
 def validate(raw: dict, meta: dict, strict_dtype: bool = False):
     """Named arrays (docs/model.md §6) as a validated :class:`Trace` or
     :class:`PagingTrace`.  ``strict_dtype``: the arrays come from a file, so vectors must
@@ -447,11 +381,11 @@ def validate(raw: dict, meta: dict, strict_dtype: bool = False):
         if ptr[0] != 0 or (np.diff(ptr) < 0).any() or ptr[-1] != idx.size or idx.ndim != 1:
             raise InputError("trace array 'evidence_indptr' is not a valid CSR pointer "
                              "(must start at 0, not decrease, and end at len(evidence_indices))")
-        idx = _dense_evidence(idx, keys, rank)
+        idx = trace_columns.dense_evidence(idx, keys, rank)
     else:
         ptr, idx = np.zeros(T + 1, np.int64), np.zeros(0, np.int64)
-    times = _times(a, T)
-    supersedes = _supersedes(a, T, keys, first, rank)
+    times = trace_columns.times(a.get("times"), T)
+    supersedes = trace_columns.supersedes(a.get("supersedes"), T, keys, first, rank)
     meta = dict(meta)
     return Trace(times=times, supersedes=supersedes,
         queries=normalize_rows(q), items=normalize_rows(x),

@@ -100,7 +100,8 @@ def test_each_result_type_carries_its_mode_fields():
     assert names[RunResult] == base
     assert names[SemanticResult] - base == {"loss", "precision", "quality", "admitted",
                                             "evicted", "deleted", "size", "scored",
-                                            "evict_log", "retrieved"}
+                                            "evict_log", "retrieved", "delete_log",
+                                            "rewrites"}
     assert names[PagingResult] - base == {"admissions", "evictions", "requested_size",
                                           "hit_size"}
 

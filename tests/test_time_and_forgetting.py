@@ -24,6 +24,10 @@ from simulator.testing import assert_same_as_reference, reference_run
 from simulator.instance import Instance
 from simulator.trace import Trace
 from simulator.trace_formats import load, save
+from simulator.testing.contract.hook_order import recorder
+from simulator.testing.contract.timing import check_online_in_time, timed_traces
+from simulator.testing.contract.traces import K, clustered_trace, zipf_requests
+from simulator.testing.reference_model import TwinContext
 from helpers.event_files import write_events
 from helpers.locomo_fixture import FIXTURE
 from helpers.naive_policies_memory import Periodic
@@ -280,3 +284,76 @@ def test_an_undated_or_early_session_is_a_quirk_and_time_goes_on(tmp_path):
     first = {s: min(t.time for t in one.turns if t.session == s) for s in (2, 10)}
     assert first[2] == last[1] + 86400  # a day after the session before
     assert first[10] == last[2] + 60  # never before the session before
+
+
+# ---------------------------------------------------------------- rewrites
+
+def test_without_rewrites_a_run_records_none_and_its_cost_is_unchanged():
+    r = run(SWEEP, "periodic", capacity=10, top_k=1, switch_cost=0.5, params=SWEEP_PARAMS)
+    s = r.summary()
+    assert s["rewrites"] == 0 and r.rewrites == 0
+    assert s["cost"] == s["miss_cost"] + 0.5 * s["modifications"]
+
+
+def test_a_twin_notes_rewrites_and_each_costs_lambda():
+    class Rewriting(Periodic):
+        """Periodic deletion that also rewrites two notes at each admission."""
+
+        def on_insert(self, t, key):
+            super().on_insert(t, key)
+            self.note_rewrites(2)
+
+    ref = reference_run(SWEEP, Rewriting, capacity=10, top_k=1, switch_cost=0.5,
+                        params=SWEEP_PARAMS)
+    once = reference_run(SWEEP, Periodic, capacity=10, top_k=1, switch_cost=0.5,
+                         params=SWEEP_PARAMS)
+    admitted = sum(a >= 0 for a in ref["admitted"])
+    assert ref["rewrites"] == 2 * admitted and once["rewrites"] == 0
+    assert ref["modifications"] == once["modifications"]
+    assert ref["cost"] == once["cost"] + 0.5 * ref["rewrites"]
+    with pytest.raises(InputError, match="n must be an integer"):
+        Rewriting(TwinContext(capacity=2, params={})).note_rewrites(-1)
+
+
+@pytest.mark.parametrize("engine", ["fast", "simpy"])
+def test_a_compiled_policy_notes_rewrites_and_each_costs_lambda(engine):
+    """The hook-order recorder (compiled for the hook-order test anyway) deletes on every
+    fifth step and notes 3 rewrites with each deletion."""
+    tr = clustered_trace(1, pool=12)
+    plain = run(tr, recorder(tr.steps, []), capacity=K, switch_cost=0.25, engine=engine)
+    r = run(tr, recorder(tr.steps, [], rewrites=3), capacity=K, switch_cost=0.25,
+            engine=engine)
+    s, p = r.summary(), plain.summary()
+    deletions = int((r.deleted >= 0).sum())
+    assert deletions > 0 and s["rewrites"] == r.rewrites == 3 * deletions
+    assert p["rewrites"] == 0 and s["modifications"] == p["modifications"]
+    assert s["cost"] == s["miss_cost"] + 0.25 * (s["modifications"] + 3 * deletions)
+    assert s["cost"] > p["cost"] == p["miss_cost"] + 0.25 * p["modifications"]
+
+
+def test_rewrites_in_paging_mode_are_refused_in_one_line():
+    with pytest.raises(InputError, match=r"noted \d+ rewrites \(note_rewrites\) in paging "
+                                         "mode"):
+        run(zipf_requests(T=600), recorder(600, [], rewrites=1), capacity=K)
+
+
+# ---------------------------------------------------------------- the contract: time online
+
+def test_the_contract_holds_policies_to_reading_times_online():
+    assert check_online_in_time("periodic") is None  # ignores the times: passes
+    trace, other, m = timed_traces()
+    assert (trace.times[:m + 1] == other.times[:m + 1]).all()
+    assert (trace.times[m + 1:] != other.times[m + 1:]).all()
+    assert (np.diff(other.times) >= 0).all()
+    periodic = REGISTRY["periodic"]
+
+    def peeking_init(ctx):
+        # decides its warm-up by the last step's time: the future
+        late = ctx.times is not None and ctx.times[-1] > trace.times[-1]
+        return periodic.init(dataclasses.replace(ctx, params=dict(ctx.params,
+                                                                   warmup=40 if late else 0)))
+
+    peeking = dataclasses.replace(periodic, init=peeking_init)  # the suite's loops
+    with pytest.raises(AssertionError, match=r"differs at step \d+ <= 150 between two traces "
+                                             r"whose times differ only after step 150"):
+        check_online_in_time(peeking)

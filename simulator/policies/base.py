@@ -22,7 +22,8 @@ Hooks (all ``@njit``; ``state`` is what ``init`` returned; ``cache`` is the engi
 read-only view of its slots, read through the accessors below, never by position:
 :func:`slot_keys` (``-1`` marks a free slot), :func:`slot_vectors`,
 :func:`admission_steps`, :func:`cached_count`, :func:`cache_capacity` and
-:func:`arriving_size`):
+:func:`arriving_size`; a hook that gets ``cache`` may also tell the engine of in-place
+rewrites with :func:`note_rewrites`):
 
 ``on_hit(state, slot, t, relevant)``
     the item in ``slot`` was retrieved into R_t (semantic) or requested (paging hit).
@@ -91,7 +92,7 @@ from typing import Callable
 import numpy as np
 
 from simulator import registration
-from simulator.engine.counts import ARRIVING, CAPACITY, SIZE
+from simulator.engine.counts import ARRIVING, CAPACITY, REWRITES, SIZE
 from simulator.config import njit
 from simulator.errors import InputError
 from simulator.engine.hook_source import RETURNS, check_returns, check_signature
@@ -172,6 +173,18 @@ def arriving_size(cache):
     """The size of the item ``admit`` and ``victim`` are asked about (1 in a run without
     sizes; docs/model.md §1.8)."""
     return cache[3][ARRIVING]
+
+
+@njit
+def note_rewrites(cache, n):
+    """Record that the rule has just rewritten the content of ``n`` >= 0 cached items in
+    place (A-MEM's note evolution, a summary rewritten); call it from a hook that gets
+    ``cache`` (``admit``, ``victim``, ``delete``).  Each rewrite costs λ like a
+    modification (docs/model.md §1.9): the run's ``rewrites`` counts them and its cost is
+    Σℓ + λ·(N + rewrites); the cache itself, and N, do not change."""
+    if n < 0:
+        raise ValueError("note_rewrites(cache, n) takes n >= 0 items rewritten")
+    cache[3][REWRITES] += n
 
 
 # The names of the hooks called with one step's t, in call order and each followed by a

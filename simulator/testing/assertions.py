@@ -31,7 +31,7 @@ from theory.opt import opt_with
 
 ARRAYS = ("loss", "hit", "precision", "quality", "admitted", "evicted", "deleted", "size")
 COUNTERS = ("scored_steps", "hits", "hit_rate", "mean_precision", "mean_quality",
-            "modifications", "admissions", "evictions", "miss_cost", "cost")
+            "modifications", "rewrites", "admissions", "evictions", "miss_cost", "cost")
 PAGING_COUNTERS = ("hits", "admissions", "evictions")
 TOLERANCE = 1e-9  # relative: a cost and c·OPT equal but for float rounding pass
 

@@ -42,7 +42,8 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
     the step), ``evicted_all`` and ``deleted_all`` (every key evicted, deleted at the step:
     a twin with ``repeat_delete`` is asked ``delete`` until it says None); the counters
     are those of
-    ``RunResult.summary()`` (``hits``, ``hit_rate``, ``modifications``, ``cost`` ...).
+    ``RunResult.summary()`` (``hits``, ``hit_rate``, ``modifications``, ``rewrites``: what
+    the twin noted with ``note_rewrites``, ``cost`` ...).
     With sizes or a budget (§1.8) an arrival larger than the budget is never offered and
     an admitted one evicts until the count and the total size fit.
     """
@@ -142,10 +143,10 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
         scored_steps=n, hits=hits, hit_rate=hits / n if n else None,
         mean_precision=math.fsum(out["precision"][t] for t in sc) / n if n else None,
         mean_quality=math.fsum(out["quality"][t] for t in sc) / n if n else None,
-        modifications=mods,
+        modifications=mods, rewrites=pol.rewrites,
         admissions=sum(a >= 0 for a in out["admitted"]),
         evictions=sum(map(len, out["evicted_all"])) + sum(map(len, out["deleted_all"])),
-        miss_cost=miss_cost, cost=miss_cost + switch_cost * mods,
+        miss_cost=miss_cost, cost=miss_cost + switch_cost * (mods + pol.rewrites),
         miss_cost_all=math.fsum(out["loss"]), max_occupancy=most, too_large=too_large)
     return out
 

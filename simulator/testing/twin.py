@@ -38,6 +38,10 @@ class Twin:
     item_sizes : list or None
         Set by the reference engine before the first step: the size of each step's
         arrival (semantic) or request (paging); read it with :meth:`arriving_size`.
+    rewrites : int
+        The in-place rewrites the twin has noted with :meth:`note_rewrites` (the twin of
+        ``simulator.policies.base.note_rewrites``); the reference engine reads it at the
+        end of a semantic run.
 
     Notes
     -----
@@ -53,6 +57,7 @@ class Twin:
     unbounded = False
     repeat_delete = False
     item_sizes: list | None = None
+    rewrites = 0  # an instance's own count once it notes one
 
     def __init__(self, ctx: TwinContext):
         if not isinstance(ctx, TwinContext):
@@ -61,6 +66,11 @@ class Twin:
         arguments.twin_params("params", type(self), ctx.params)
         self.p = {**self.defaults, **ctx.params}
         self.ctx = ctx
+
+    def note_rewrites(self, n: int) -> None:
+        """Record that the rule rewrote the content of ``n`` >= 0 cached items in place
+        (each costs λ, docs/model.md §1.9), as the compiled ``note_rewrites`` does."""
+        self.rewrites += arguments.integer("n", n, 0)
 
     def on_retrieve(self, t, keys, relevant):
         """R_t, best match first, with each item's relevance."""

@@ -218,7 +218,8 @@ def policy_run(trace, name: str, capacity: int | None, top_k: int, switch_cost: 
 
     ``schedule`` has the :func:`~theory.opt.model.replay` layout: the key admitted at each
     step (or -1) and the keys evicted or deleted there (every victim of a sized run, from
-    its eviction log).  ``budget`` runs it with that budget (``capacity`` None: no count
+    its eviction log; every deletion of a policy that deletes several a step, from its
+    deletion log).  ``budget`` runs it with that budget (``capacity`` None: no count
     limit).  Its loop is then marked as in the disk cache
     (:func:`simulator.engine.compile_marks.remember`), as ``semcache run`` marks it.
     """
@@ -231,9 +232,17 @@ def policy_run(trace, name: str, capacity: int | None, top_k: int, switch_cost: 
         victims = [[] for _ in victims]
         for t, key in r.evict_log.tolist():
             victims[t].append(int(key))
-    gone = [sorted(v + ([int(d)] if d >= 0 else [])) for v, d in zip(victims, r.deleted)]
-    return (float(r.summary()["cost"]),
-            {"admitted": [int(a) for a in r.admitted], "evicted": gone})
+    deleted = [[int(d)] if d >= 0 else [] for d in r.deleted]
+    if r.delete_log is not None:  # a policy that forgets several items a step
+        deleted = [[] for _ in deleted]
+        for t, key in r.delete_log.tolist():
+            deleted[t].append(int(key))
+    gone = [sorted(v + d) for v, d in zip(victims, deleted)]
+    s = r.summary()
+    # the schedule's cost in OPT's model, which has no rewrites (docs/model.md §1.9): the
+    # run's cost less λ per rewrite, computed as the record computes a run's without any
+    cost = s["cost"] if not s["rewrites"] else s["miss_cost"] + switch_cost * s["modifications"]
+    return (float(cost), {"admitted": [int(a) for a in r.admitted], "evicted": gone})
 
 
 def policy_runs(trace, capacity: int | None, top_k: int, switch_cost: float, quality: str,

@@ -60,7 +60,8 @@ TYPES = {
     "mode": pa.string(), "steps": pa.int64(), "scored_steps": pa.int64(), "hits": pa.int64(),
     "hit_rate": pa.float64(), "mean_precision": pa.float64(), "mean_quality": pa.float64(),
     "miss_cost": pa.float64(), "modifications": pa.int64(), "admissions": pa.int64(),
-    "evictions": pa.int64(), "cost": pa.float64(), "elapsed_s": pa.float64(),
+    "evictions": pa.int64(), "rewrites": pa.int64(), "cost": pa.float64(),
+    "elapsed_s": pa.float64(),
     "code": pa.string(),
 }
 # load_results orders rows by these (then by the param.<name> columns), not by finish time

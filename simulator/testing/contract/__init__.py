@@ -6,9 +6,10 @@ a readable message (also under ``python -O``: the checks do not use ``assert``);
 :func:`semantic_checks` and :func:`paging_checks` list ``(name, check)`` pairs over the
 whole registry, which the test suite runs.  The checks hold for any policy: capacity is
 never exceeded, a seed fixes a run, no state leaks between runs, N counts every change of
-the cache, arrivals and re-arrivals are honoured, paging runs behave, and a policy's own
-paging loop (if any) equals its hooks.  Per-policy behaviour (a policy's exact rule) is
-tested elsewhere.
+the cache, arrivals and re-arrivals are honoured, a policy reads the steps' times online
+(:func:`~simulator.testing.contract.timing.check_online_in_time`), paging runs behave, and
+a policy's own paging loop (if any) equals its hooks.  Per-policy behaviour (a policy's
+exact rule) is tested elsewhere.
 
 The checks read what a policy declares about itself
 (:class:`~simulator.policies.base.Traits`) and verify it: a randomized policy's decisions
@@ -24,7 +25,8 @@ one that reads it fails every check.
 a policy's hooks (:data:`~simulator.policies.base.HOOK_ORDER`), with a recording policy.
 
 The checks live in :mod:`~simulator.testing.contract.semantic`,
-:mod:`~simulator.testing.contract.paging` and :mod:`~simulator.testing.contract.budget`; their
+:mod:`~simulator.testing.contract.paging`, :mod:`~simulator.testing.contract.budget` and
+:mod:`~simulator.testing.contract.timing`; their
 traces and helpers in :mod:`~simulator.testing.contract.traces`.
 """
 

@@ -9,10 +9,12 @@ from simulator.testing.contract.semantic import (check_arrivals, check_capacity,
                                               check_determinism, check_feedback,
                                               check_modifications, check_randomized,
                                               check_reset)
+from simulator.testing.contract.timing import check_online_in_time
 
 
 SEMANTIC_CHECKS = (check_capacity, check_determinism, check_randomized, check_feedback,
-                   check_reset, check_modifications, check_arrivals, check_budget)
+                   check_reset, check_modifications, check_arrivals, check_budget,
+                   check_online_in_time)
 PAGING_CHECKS = (check_paging, check_paging_budget)
 
 

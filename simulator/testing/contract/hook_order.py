@@ -15,7 +15,7 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import (HOOK_ORDER, Policy, admission_steps, cached_count,
-                                     slot_keys)
+                                     note_rewrites, slot_keys)
 from simulator.testing.contract.traces import (K, clustered_trace, require,
                                                sized_requests, sized_trace, zipf_requests)
 from simulator.runner import run
@@ -95,15 +95,18 @@ def _delete(state, t, cache):
     if meta[2] >= meta[3]:
         return -1
     meta[2] += 1
+    note_rewrites(cache, meta[4])
     return _oldest(cache)
 
 
-def recorder(steps: int, states: list, repeat_delete: bool = False) -> Policy:
+def recorder(steps: int, states: list, repeat_delete: bool = False,
+             rewrites: int = 0) -> Policy:
     """The recording policy for runs of up to ``steps`` steps; each run's state (the log
     and its length) is appended to ``states``.  ``repeat_delete``: it deletes two items
-    on every fifth step, asked again after the first (one without)."""
+    on every fifth step, asked again after the first (one without); ``rewrites``: it
+    notes that many rewrites with each deletion (``note_rewrites``)."""
     def init(ctx):
-        meta = np.array([0, -1, 0, 2 if repeat_delete else 1], np.int64)
+        meta = np.array([0, -1, 0, 2 if repeat_delete else 1, rewrites], np.int64)
         states.append((np.zeros((_ROWS * steps, 2), np.int64), meta))
         return states[-1]
 
