@@ -47,6 +47,24 @@ def test_amem_appends_and_evicts_the_oldest():
     assert r.deleted.tolist() == [-1] * 6
 
 
+@pytest.mark.parametrize("capacity, params, rewrites", [
+    (3, {}, 9),  # 0, 1, then min(5, 2 others) at each later step
+    (10, {}, 15),  # room for all: 0 + 1 + 2 + 3 + 4 + 5
+    (3, {"neighbours": 1}, 5),
+    (3, {"neighbours": 0}, 0),
+    # only U's nearest neighbour (E0, cos 0.8) reaches 0.5: two rewrites at step 2
+    (3, {"evolve_similarity": 0.5}, 2),
+    (3, {"evolve_similarity": 0.9}, 0),
+])
+def test_amem_rewrites_the_new_notes_neighbours(capacity, params, rewrites):
+    r = run(AMEM, "amem", capacity=capacity, top_k=1, switch_cost=0.5, params=params)
+    s = r.summary()
+    assert s["rewrites"] == rewrites
+    assert s["modifications"] == 6  # a rewrite is not a modification
+    assert s["cost"] == s["miss_cost"] + 0.5 * (6 + rewrites)
+    assert r.admitted.tolist() == [0, 1, 2, 3, 4, 5]
+
+
 # --------------------------------------------------------------------------- zep
 
 # K = 3, contradiction_similarity 0.7: U invalidates E0 (0.8; E1 at 0.6 stays); V evicts

@@ -44,8 +44,8 @@ arrival fits; a rewrite costs λ whatever the note's size.
 import numpy as np
 
 from simulator.config import njit
-from simulator.policies.base import Policy, slot_keys
-from simulator.policies.parts.append_only import cosines, note_rewrites, oldest, scratch
+from simulator.policies.base import Policy, note_rewrites, slot_keys
+from simulator.policies.parts.append_only import cosines, oldest, scratch
 
 PARAMS = {"neighbours": 5, "evolve_similarity": -1.0}
 

@@ -51,7 +51,7 @@ class Amem(Appending):
         threshold = self.p["evolve_similarity"]
         if threshold > -1.0 and max(similarity(self.x, cache[k].vec) for k in others) < threshold:
             return None
-        self.rewrites = getattr(self, "rewrites", 0) + n  # TEMP until the twin API has rewrites
+        self.note_rewrites(n)
         return None
 
 

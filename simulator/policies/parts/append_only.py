@@ -38,8 +38,3 @@ def scratch(ctx) -> tuple:
     """(the arriving vector, float32 [dim]; cosines, float32 [slots])."""
     return np.zeros(ctx.dim, np.float32), np.zeros(ctx.slots, np.float32)
 
-
-@njit
-def note_rewrites(cache, n):
-    """PLACEHOLDER until base.note_rewrites lands on main (the model's second milestone):
-    then amem imports it from simulator.policies.base and this goes."""
