@@ -180,6 +180,13 @@ def test_the_study_governs_admission_and_deletion_the_rule_eviction(base):
     for field in ("admitted", "evicted", "deleted"):
         assert getattr(wrapped, field).tolist() == getattr(study, field).tolist(), field
     assert wrapped.deleted.tolist() == [-1, -1, -1, -1, 0, -1, -1, -1, -1]
+    # the coarse judge draws from the study's own stream: the same verdicts, seed by seed
+    noisy = {**GATED, "addition": "coarse", "false_positive": 0.5}
+    for seed in (0, 1):
+        wrapped = run(STUDY, pol, capacity=10, top_k=1, seed=seed, params=noisy)
+        study = run(STUDY, "history", capacity=10, top_k=1, seed=seed, params=noisy)
+        assert wrapped.admitted.tolist() == study.admitted.tolist()
+        assert (wrapped.admitted[3:] >= 0).sum() > 2  # the judge passed a failed step
     wrapped, rule = go(STUDY, pol, 2, addition="all", beta=0.0), go(STUDY, base, 2)
     for field in ("admitted", "evicted", "deleted"):
         assert getattr(wrapped, field).tolist() == getattr(rule, field).tolist(), field
