@@ -16,7 +16,9 @@ from simulator.policies.compose import with_study
 from simulator.runner import run
 from simulator.testing import assert_same_as_reference
 from simulator.trace import Trace
+from simulator.testing.contract.traces import semantic_traces
 from helpers.naive import POLICIES
+from helpers.naive_policies_agent_c import studied
 
 E0, E1, E2, E3 = np.eye(4, dtype=np.float32)
 U = np.array([0.8, 0.6, 0, 0], np.float32)  # cos 0.8 to E0, 0.6 to E1
@@ -169,13 +171,18 @@ GATED = {"warmup": 3, "min_retrievals": 2, "beta": 0.5}
 
 
 # lru (hooks on retrieval), amem (a delete that rewrites), zep (its own deletion pass);
-# fifo would add a compile (about 15 s cold) and nothing lru does not exercise
-@pytest.mark.parametrize("base", ["lru", "amem", "zep"])
+# fifo would add a compile (about 15 s cold) and nothing lru does not exercise.  One
+# wrapped policy each, built once, so that each loop compiles once.
+WRAPPED = {base: with_study(base, addition="strict", deletion="history")
+           for base in ("lru", "amem", "zep")}
+
+
+@pytest.mark.parametrize("base", list(WRAPPED))
 def test_the_study_governs_admission_and_deletion_the_rule_eviction(base):
     """Room for all: the wrapper admits and deletes exactly as ``history`` (strict gate,
     history deletion).  Gate open and history off (beta 0: no mean is below it), at K = 2:
     it admits, evicts and deletes exactly as the rule alone."""
-    pol = with_study(base, addition="strict", deletion="history")
+    pol = WRAPPED[base]
     wrapped, study = go(STUDY, pol, 10, **GATED), go(STUDY, "history", 10, **GATED)
     for field in ("admitted", "evicted", "deleted"):
         assert getattr(wrapped, field).tolist() == getattr(study, field).tolist(), field
@@ -191,6 +198,22 @@ def test_the_study_governs_admission_and_deletion_the_rule_eviction(base):
     for field in ("admitted", "evicted", "deleted"):
         assert getattr(wrapped, field).tolist() == getattr(rule, field).tolist(), field
     assert wrapped.evictions > 0
+
+
+@pytest.mark.parametrize("base", list(WRAPPED))
+def test_a_wrapped_rule_equals_its_twin(base):
+    """The wrapper against ``studied(rule twin, history twin)`` on the contract's traces
+    (and zep's log), gate shut or open, history deleting often."""
+    twin = studied(POLICIES[base], POLICIES["history"])
+    cases = list(semantic_traces().values()) + [LOG]
+    extra = {"zep": {"contradiction_similarity": 0.5}, "amem": {"neighbours": 2}}
+    for tr in cases:
+        for params in ({"warmup": 4, "min_retrievals": 1, "beta": 0.5},
+                       {"addition": "all", "min_retrievals": 2, "beta": 0.7,
+                        **extra.get(base, {})}):
+            assert_same_as_reference(WRAPPED[base], twin,
+                                     Instance(tr, {"capacity": 3, "top_k": 2}),
+                                     params=params)
 
 
 @pytest.mark.parametrize("base, options, field", [

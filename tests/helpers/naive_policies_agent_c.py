@@ -9,6 +9,8 @@ among the arrival's ``candidates`` nearest whose cosine reaches it.
 
 from __future__ import annotations
 
+import dataclasses
+
 from simulator.testing import Twin, similarity
 from helpers.twins import twin_of
 
@@ -98,3 +100,60 @@ class Zep(Appending):
         if t not in self.queue:
             self.queue = {t: self.invalidated(t, cache)}
         return self.queue[t].pop(0) if self.queue[t] else None
+
+
+def studied(rule: type, study: type) -> type:
+    """The twin of ``compose.with_study``: ``rule``'s twin inside ``study``'s (a twin of
+    naive_policies_memory), from compose's docstring.  The gate asks the rule only about
+    arrivals it passes; the victim is the rule's; the rule's deletions come first, then
+    at most one of the study's a step."""
+
+    class Studied(Twin):
+        defaults = {**rule.defaults, **study.defaults}
+        repeat_delete = rule.repeat_delete
+
+        def __init__(self, ctx):
+            super().__init__(ctx)
+            own = {k: v for k, v in ctx.params.items() if k in rule.defaults}
+            self.rule = rule(dataclasses.replace(ctx, params=own))
+            self.study = study(dataclasses.replace(
+                ctx, params={k: v for k, v in ctx.params.items() if k not in own}))
+            self.asked = None  # the step whose study deletion was asked
+
+        @property
+        def rewrites(self):
+            return self.rule.rewrites
+
+        def on_retrieve(self, t, keys, relevant):
+            self.study.on_retrieve(t, keys, relevant)
+            self.rule.on_retrieve(t, keys, relevant)
+
+        def on_feedback(self, t, loss, quality):
+            self.study.on_feedback(t, loss, quality)
+            self.rule.on_feedback(t, loss, quality)
+
+        def admit(self, t, key, x, cache):
+            return self.study.admit(t, key, x, cache) and self.rule.admit(t, key, x, cache)
+
+        def victim(self, t, key, x, cache):
+            return self.rule.victim(t, key, x, cache)
+
+        def on_insert(self, t, key):
+            self.study.on_insert(t, key)
+            self.rule.on_insert(t, key)
+
+        def on_evict(self, t, key):
+            self.study.on_evict(t, key)
+            self.rule.on_evict(t, key)
+
+        def on_rearrival(self, t, key):
+            self.rule.on_rearrival(t, key)
+
+        def delete(self, t, cache):
+            gone = self.rule.delete(t, cache)
+            if gone is not None or self.asked == t:
+                return gone
+            self.asked = t
+            return self.study.delete(t, cache)
+
+    return Studied
