@@ -1,4 +1,4 @@
-"""Zep / Graphiti: a superseded fact is invalidated, never deleted; retrieval skips it.
+"""Zep / Graphiti: a superseded fact is invalidated, never deleted; a filtered search skips it.
 
 Rule, per step t (docs/model.md §1.5, §1.9):
 
@@ -44,7 +44,9 @@ temporal memory the Zep paper describes; run ``fifo`` for one that does not (the
 admissions and evictions with nothing invalidated).
 
 Left out: entities, episodes and the graph's edges between them (the related-edge search
-of the same entity pair), the LLM's judgement (rule 2), BM25, and a new edge that arrives
+of the same entity pair), the LLM's judgement (rule 2), BM25 and the cosine half's floor
+(``sim_min_score``, ``DEFAULT_MIN_SCORE`` = 0.6 in ``search/search_utils.py``: below it a
+candidate here is one only BM25 would find there), and a new edge that arrives
 older than the edge it contradicts (Graphiti then expires the new one; online, arrivals
 come in time order).  Sizes (§1.8): an admission evicts the oldest until the arrival fits.
 
