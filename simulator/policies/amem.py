@@ -12,7 +12,8 @@ Rule, per step t (docs/model.md §1.5, §1.6):
   nearest cached neighbour is at least ``evolve_similarity``; the default −1 means always
   (every pair of unit vectors passes), so every admission with a neighbour rewrites.
 * **full cache** (ours; A-MEM has no capacity, its ``memories`` dict only grows): evict
-  the oldest admission.  Nothing is deleted without an arrival.
+  the oldest admission.  Nothing is deleted without an arrival, and a re-arrival (the
+  same item again, ``item_keys``) adds and rewrites nothing.
 
 Parameters: ``neighbours`` (5), the source's k; ``evolve_similarity`` (−1.0, in [−1, 1]).
 
