@@ -216,6 +216,14 @@ def test_a_wrapped_rule_equals_its_twin(base):
                                      params=params)
 
 
+def test_a_wrapped_rule_checks_both_sets_of_parameters():
+    pol = WRAPPED["amem"]
+    assert pol.resolve_params({"neighbours": 2, "beta": 0.5})["neighbours"] == 2
+    for bad, name in (({"neighbours": -1}, "neighbours"), ({"beta": 2.0}, "beta")):
+        with pytest.raises(InputError, match=f"parameter '{name}'"):
+            pol.resolve_params(bad)
+
+
 @pytest.mark.parametrize("base, options, field", [
     ("solar", {"addition": "strict"}, "policy"),  # regret-gated: its own accounting
     ("belady", {"deletion": "history"}, "policy"),  # paging only

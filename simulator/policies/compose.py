@@ -119,7 +119,8 @@ def with_study(policy, addition: str | None = None, deletion: str | None = None,
                 np.full(1, -1, np.int64))
 
     def check(p):
-        return mr.check(p)
+        own = {k: v for k, v in p.items() if k not in study_names}
+        return mr.check(p) or (rule.check_params(own) if rule.check_params else None)
 
     def declared(p):
         judged = mr.traits(p) if addition is not None else Traits()
