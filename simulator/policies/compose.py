@@ -114,9 +114,12 @@ def with_study(policy, addition: str | None = None, deletion: str | None = None,
 
     def init(ctx):
         mine = {k: v for k, v in ctx.params.items() if k not in study_names}
-        gate = ctx.params["addition"] if addition is not None else "all"
-        return (rule.init(_with_params(ctx, mine)), mr.new_state(ctx, gate),
-                np.full(1, -1, np.int64))
+        theirs = {k: v for k, v in ctx.params.items() if k in study_names}
+        gate = theirs["addition"] if addition is not None else "all"
+        # each half sees only its own parameters (memory_rules reads which rules are on
+        # from the names present)
+        return (rule.init(_with_params(ctx, mine)),
+                mr.new_state(_with_params(ctx, theirs), gate), np.full(1, -1, np.int64))
 
     def check(p):
         own = {k: v for k, v in p.items() if k not in study_names}
@@ -150,7 +153,7 @@ def _choose(hooks: dict, deletion) -> dict:
 
 
 def _with_params(ctx, params: dict):
-    """``ctx`` with the rule's own parameters only."""
+    """``ctx`` with only ``params``."""
     return dataclasses.replace(ctx, params=params)
 
 
