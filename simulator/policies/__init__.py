@@ -10,10 +10,12 @@ import difflib
 
 from simulator import registration
 from simulator.errors import InputError
-from simulator.policies import (add_all, amem, arc, arc_ref, belady, coarse, combined, fifo,
-                                fixed, history, lfu, lru, lru_ref, periodic, random, s3fifo,
-                                sieve, solar, solar_a, solar_a_ref, solar_e, solar_e_ref,
-                                solar_ref, strict, tinylfu, twoq, unlimited, zep)
+from simulator.policies import (add_all, arc, arc_ref, belady, coarse, combined, fifo, fixed,
+                                history, lfu, lru, lru_ref, periodic, random, s3fifo, sieve,
+                                solar, solar_a, solar_a_ref, solar_e, solar_e_ref, solar_ref,
+                                strict, tinylfu, twoq, unlimited)
+from simulator.policies import langmem, mem0_surrogate, memoryos, memoryos_shipped
+from simulator.policies import amem, zep
 
 # In this order everywhere a list of policies is shown or run by default.
 REGISTRY = {p.POLICY.name: p.POLICY for p in (
@@ -21,7 +23,8 @@ REGISTRY = {p.POLICY.name: p.POLICY for p in (
     sieve, s3fifo, twoq, tinylfu, random,  # beyond the papers
     lru_ref, arc_ref, solar_e_ref, solar_a_ref, solar_ref,  # as the SOLAR authors' runner has them
     fixed, add_all, strict, coarse, periodic, history, combined,  # the memory-management study
-    amem, zep)}  # agent-memory frameworks' rules
+    memoryos, memoryos_shipped, langmem, mem0_surrogate,  # agent-memory frameworks' rules
+    amem, zep)}
 _SHIPPED = dict(REGISTRY)  # what every process has after importing the package
 ORIGINS: dict = {}  # name -> the plugin (a file path or a module name) that registered it
 
