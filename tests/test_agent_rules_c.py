@@ -224,6 +224,17 @@ def test_a_wrapped_rule_checks_both_sets_of_parameters():
             pol.resolve_params(bad)
 
 
+def test_a_study_parameter_named_as_the_rules_is_renamed():
+    """MemoryOS has its own beta (the heat's weight of L): the history rule's is study_beta,
+    on the policy and its twin alike (building and checking compile nothing)."""
+    pol = with_study("memoryos", addition="strict", deletion="history")
+    p = pol.resolve_params({"beta": 2.0, "study_beta": 0.3})
+    assert (p["beta"], p["study_beta"]) == (2.0, 0.3)
+    with pytest.raises(InputError, match="parameter 'study_beta' must be in"):
+        pol.resolve_params({"study_beta": 2.0})
+    assert studied(POLICIES["memoryos"], POLICIES["history"]).defaults == pol.params
+
+
 @pytest.mark.parametrize("base, options, field", [
     ("solar", {"addition": "strict"}, "policy"),  # regret-gated: its own accounting
     ("belady", {"deletion": "history"}, "policy"),  # paging only

@@ -77,8 +77,9 @@ def with_study(policy, addition: str | None = None, deletion: str | None = None,
     -------
     Policy
         Its parameters are the rule's and the study's (``warmup``, the gate's, the
-        history rule's), which must not share a name; the module docstring gives its
-        decisions.
+        history rule's); a study parameter named as one of the rule's is
+        ``study_<name>`` (MemoryOS's ``beta`` and the history rule's: ``study_beta``).
+        The module docstring gives its decisions.
     """
     from simulator.policies import resolve
 
@@ -104,17 +105,21 @@ def with_study(policy, addition: str | None = None, deletion: str | None = None,
     study = mr.params_for(addition=addition is not None, history=deletion is not None)
     if addition is not None:
         study["addition"] = addition
-    clash = sorted(set(study) & set(rule.params))
-    if clash:
+    # a study parameter named as one of the rule's is exposed as study_<name>
+    exposed = {("study_" + k if k in rule.params else k): k for k in study}
+    if set(exposed) & set(rule.params):
         raise InputError(f"policy '{rule.name}' has parameters named as the study's "
-                         f"({', '.join(clash)}): rename them to wrap it", "policy")
-    study_names = tuple(study)
+                         f"(study_...): rename them to wrap it", "policy")
     hooks = _hooks(rule)
     label = "-".join([rule.name] + [s for s in (addition, deletion) if s])
 
+    def split(p: dict) -> tuple:
+        """(the rule's parameters, the study's under their own names)."""
+        return ({k: v for k, v in p.items() if k not in exposed},
+                {exposed[k]: v for k, v in p.items() if k in exposed})
+
     def init(ctx):
-        mine = {k: v for k, v in ctx.params.items() if k not in study_names}
-        theirs = {k: v for k, v in ctx.params.items() if k in study_names}
+        mine, theirs = split(ctx.params)
         gate = theirs["addition"] if addition is not None else "all"
         # each half sees only its own parameters (memory_rules reads which rules are on
         # from the names present)
@@ -122,24 +127,30 @@ def with_study(policy, addition: str | None = None, deletion: str | None = None,
                 mr.new_state(_with_params(ctx, theirs), gate), np.full(1, -1, np.int64))
 
     def check(p):
-        own = {k: v for k, v in p.items() if k not in study_names}
-        return mr.check(p) or (rule.check_params(own) if rule.check_params else None)
+        mine, theirs = split(p)
+        problem = mr.check(theirs)
+        for shown, name in exposed.items():  # the study's sentence names what the user set
+            if problem and shown != name:
+                problem = problem.replace(f"'{name}'", f"'{shown}'")
+        return problem or (rule.check_params(mine) if rule.check_params else None)
 
     def declared(p):
-        judged = mr.traits(p) if addition is not None else Traits()
-        own = rule.traits_of({k: v for k, v in p.items() if k not in study_names})
-        return Traits(randomized=own.randomized or judged.randomized)
+        mine, theirs = split(p)
+        judged = mr.traits(theirs) if addition is not None else Traits()
+        return Traits(randomized=rule.traits_of(mine).randomized or judged.randomized)
 
     def state_bytes(p, slots, n_keys):
-        own = rule.state_size({k: v for k, v in p.items() if k not in study_names}, slots,
-                              n_keys)
-        return (own or 0) + mr.state_bytes(p, slots, n_keys)
+        mine, theirs = split(p)
+        return (rule.state_size(mine, slots, n_keys) or 0) + mr.state_bytes(theirs, slots,
+                                                                             n_keys)
 
     return Policy(name=name or label,
                   summary=f"{rule.name} inside the memory study's "
                   + " and ".join(s for s in (addition and f"{addition} addition",
                                              deletion and f"{deletion} deletion") if s),
-                  init=init, params={**rule.params, **study}, modes=("semantic",),
+                  init=init, params={**rule.params,
+                                     **{k: study[exposed[k]] for k in exposed}},
+                  modes=("semantic",),
                   check_params=check, traits=declared, state_bytes=state_bytes,
                   repeat_delete=rule.repeat_delete, **_choose(hooks, deletion))
 

@@ -108,16 +108,19 @@ def studied(rule: type, study: type) -> type:
     arrivals it passes; the victim is the rule's; the rule's deletions come first, then
     at most one of the study's a step."""
 
+    # a study parameter named as one of the rule's is study_<name>
+    exposed = {("study_" + k if k in rule.defaults else k): k for k in study.defaults}
+
     class Studied(Twin):
-        defaults = {**rule.defaults, **study.defaults}
+        defaults = {**rule.defaults, **{k: study.defaults[exposed[k]] for k in exposed}}
         repeat_delete = rule.repeat_delete
 
         def __init__(self, ctx):
             super().__init__(ctx)
-            own = {k: v for k, v in ctx.params.items() if k in rule.defaults}
+            own = {k: v for k, v in ctx.params.items() if k not in exposed}
             self.rule = rule(dataclasses.replace(ctx, params=own))
-            self.study = study(dataclasses.replace(
-                ctx, params={k: v for k, v in ctx.params.items() if k not in own}))
+            self.study = study(dataclasses.replace(ctx, params={
+                exposed[k]: v for k, v in ctx.params.items() if k in exposed}))
             self.asked = None  # the step whose study deletion was asked
 
         @property
