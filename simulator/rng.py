@@ -10,6 +10,9 @@ enforces it for the command line's ``--seed`` and for ``Workload.generate``.  Wi
 range no seed wraps: :func:`new_stream` reduces ``seed · golden`` modulo 2**64 (so 2**64
 would give seed 0's stream again), numpy's generators take any non-negative integer,
 count-min hashing reads the seed as a uint64, and results store it in int64 columns.
+
+The compiled functions call nothing outside this file, so each is cached on disk on its
+own (numba checks a cached function against its own file: ``simulator/config.py``).
 """
 
 import numpy as np
@@ -42,7 +45,7 @@ def new_stream(seed: int, salt: int = 0) -> np.ndarray:
                      % 2**64], dtype=np.uint64)
 
 
-@njit
+@njit(cache=True)
 def next_u64(s):
     s[0] += _GOLDEN
     z = s[0]
@@ -51,13 +54,13 @@ def next_u64(s):
     return z ^ (z >> np.uint64(31))
 
 
-@njit
+@njit(cache=True)
 def uniform(s):
     """Uniform on [0, 1) with 53 random bits."""
     return np.float64(next_u64(s) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit
+@njit(cache=True)
 def normal(s):
     """Standard normal by Box–Muller (one of the pair is used, so each call costs two draws)."""
     u1 = 1.0 - uniform(s)  # in (0, 1]
@@ -65,7 +68,7 @@ def normal(s):
     return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
 
 
-@njit
+@njit(cache=True)
 def gamma(s, shape):
     """Gamma(shape, 1) by Marsaglia & Tsang (2000); shape < 1 via the boost U^(1/shape)."""
     boost = 1.0
@@ -85,7 +88,7 @@ def gamma(s, shape):
             return d * v * boost
 
 
-@njit
+@njit(cache=True)
 def beta(s, a, b):
     """Beta(a, b) as X / (X + Y) with X ~ Gamma(a), Y ~ Gamma(b)."""
     x = gamma(s, a)
@@ -93,7 +96,7 @@ def beta(s, a, b):
     return x / (x + y)
 
 
-@njit
+@njit(cache=True)
 def randbelow(s, n):
     """Uniform integer in [0, n) (n < 2**53; the bias is below 2**-40 for n < 2**13)."""
     return np.int64(uniform(s) * n)

@@ -68,6 +68,7 @@ import numpy as np
 
 from simulator import rng
 from simulator.config import njit
+from simulator.engine.cached_kernel import cached_kernel
 
 POLICIES = ("ts_restart", "ts", "greedy", "fifo", "uniform", "oracle")
 FORCED = ("ts_restart", "fifo", "uniform", "oracle")
@@ -82,7 +83,7 @@ def arrivals(pool: int, steps: int, seed: int) -> np.ndarray:
     return _draw_arrivals(rng.new_stream(seed, _ARRIVALS), pool, steps)
 
 
-@njit
+@cached_kernel
 def _draw_arrivals(stream, pool, steps):
     out = np.empty(steps, np.int64)
     for t in range(steps):
@@ -109,7 +110,7 @@ def rewards(utilities, capacity: int, steps: int, policy: str, seed: int) -> np.
     return _run(mu, K, a, _CODE[policy], policy in FORCED, rng.new_stream(seed, _DRAWS))
 
 
-@njit
+@cached_kernel
 def _run(mu, K, arrivals, code, forced, stream):
     N = mu.size
     slot_of = np.full(N, -1, np.int64)  # the slot holding item i, or -1

@@ -19,6 +19,9 @@ Hooks with no source file behind them (a notebook cell, ``exec``) are never cach
 no hash can cover them; nor is a function whose file was edited after it was loaded (its
 code is not among the file's), since the file's hash would name code it no longer holds.
 
+Compiled functions called from Python that reach other files (the exact optimum's) are
+cached the same way, each under its own salted name (:mod:`simulator.engine.cached_kernel`).
+
 Two processes (the test session's workers) may want one loop at once: :func:`locked` makes
 a loop compile under a lock file named after it, so one process compiles and saves it and
 the other then loads it from disk.
@@ -258,7 +261,13 @@ def _file(path: pathlib.Path) -> tuple:
 
 def _reach_hash(policy, hooks) -> str | None:
     """The hash of what ``policy``'s hooks reach, or None when a hook has no file."""
-    found = reached([getattr(policy, name) for name in hooks])
+    return reach_hash([getattr(policy, name) for name in hooks])
+
+
+def reach_hash(functions) -> str | None:
+    """The hash of what ``functions`` reach (the files and constants of :func:`reached`),
+    or None when one of them has no file on disk."""
+    found = reached(functions)
     if found is None:
         return None
     files, values = found

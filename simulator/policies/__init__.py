@@ -15,6 +15,7 @@ from simulator.policies import (add_all, arc, arc_ref, belady, coarse, combined,
                                 solar, solar_a, solar_a_ref, solar_e, solar_e_ref, solar_ref,
                                 strict, tinylfu, twoq, unlimited)
 from simulator.policies import langmem, mem0_surrogate, memoryos, memoryos_shipped
+from simulator.policies import generative_agents, letta, memorybank, memorybank_shipped
 from simulator.policies import amem, zep
 
 # In this order everywhere a list of policies is shown or run by default.
@@ -24,6 +25,7 @@ REGISTRY = {p.POLICY.name: p.POLICY for p in (
     lru_ref, arc_ref, solar_e_ref, solar_a_ref, solar_ref,  # as the SOLAR authors' runner has them
     fixed, add_all, strict, coarse, periodic, history, combined,  # the memory-management study
     memoryos, memoryos_shipped, langmem, mem0_surrogate,  # agent-memory frameworks' rules
+    memorybank, memorybank_shipped, generative_agents, letta,
     amem, zep)}
 _SHIPPED = dict(REGISTRY)  # what every process has after importing the package
 ORIGINS: dict = {}  # name -> the plugin (a file path or a module name) that registered it

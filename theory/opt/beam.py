@@ -27,6 +27,7 @@ import numpy as np
 
 from simulator.engine import compile_marks
 from simulator.config import njit
+from simulator.engine.cached_kernel import cached_kernel
 from simulator.policies import REGISTRY
 from simulator.runner import run
 from theory.opt.model import MissModel, set_loss
@@ -52,7 +53,7 @@ def _set_hash(members, n):
     return h
 
 
-@njit
+@cached_kernel
 def _beam(sim, rel, w, keys, k, qcode, K, lam, W, H, par, rem, add, sizes, budget, budgeted):
     T = w.shape[0]
     wsteps = np.flatnonzero(w > 0)  # the lookahead skips steps that cost nothing

@@ -35,6 +35,7 @@ from math import comb
 import numpy as np
 
 from simulator.config import njit
+from simulator.engine.cached_kernel import cached_kernel
 from simulator.engine.kernels import QUALITY_CODES, dot, quality_of
 from theory.opt.model import effective_weights, relevance_matrix
 
@@ -53,7 +54,7 @@ def types_of(trace):
     return out, np.asarray(reps, np.int64)
 
 
-@njit
+@cached_kernel
 def _type_sims(queries, items, reps, out):
     for t in range(queries.shape[0]):
         for j in range(reps.shape[0]):
@@ -136,7 +137,7 @@ def _loss(t, c, order, sim, rel, w, k, qcode):
     return w[t] * (1.0 - q)
 
 
-@njit
+@cached_kernel
 def _dp(vecs, up, down, empty, order, sim, rel, w, typ, k, qcode, lam, back):
     T = w.shape[0]
     S = vecs.shape[0]

@@ -49,7 +49,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from simulator.config import njit
+from simulator.engine.cached_kernel import cached_kernel
 from theory.opt.model import effective_weights
 
 INTEGRAL_TOL = 1e-9
@@ -113,7 +113,7 @@ def incidence(net: dict):
                           (np.r_[net["tail"], net["head"]], np.r_[cols, cols])), shape=(n, E))
 
 
-@njit
+@cached_kernel
 def _ssp(n, tail, head, cost, cap, source, sink, units):
     """Successive shortest paths with Dijkstra on reduced costs; returns (flow, potentials).
 

@@ -39,6 +39,7 @@ from math import comb
 import numpy as np
 
 from simulator.config import njit
+from simulator.engine.cached_kernel import cached_kernel
 from theory.opt.model import MissModel, set_loss
 
 
@@ -80,7 +81,7 @@ def _next_colex(c, j):
         c[m] = m
 
 
-@njit
+@cached_kernel
 def _dp(T, K, lam, sim, rel, w, k, qcode, keys, restream, C, off, back, back_off, sizes,
         budget, budgeted):
     """Forward DP; returns (optimal cost, global rank of the best S_{T-1}).

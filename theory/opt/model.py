@@ -22,6 +22,7 @@ import dataclasses
 import numpy as np
 
 from simulator.config import njit
+from simulator.engine.cached_kernel import cached_kernel
 from simulator.errors import InputError
 from simulator.engine.kernels import QUALITY_CODES, dot, quality_of, similarities
 
@@ -48,14 +49,14 @@ def effective_weights(trace) -> np.ndarray:
     return np.where(trace.scored, trace.weights, 0.0).astype(np.float64)
 
 
-@njit
+@cached_kernel
 def _sim_matrix(queries, items, out):
     for t in range(queries.shape[0]):
         for i in range(t):
             out[t, i] = dot(queries[t], items[i])
 
 
-@njit
+@cached_kernel
 def _best_earlier(queries, items_t, out):
     sims = np.empty(items_t.shape[1], np.float32)
     for t in range(queries.shape[0]):

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.config import njit
+from simulator.engine.cached_kernel import cached_kernel
 from simulator.engine.kernels import dot
 from theory.opt.model import effective_weights
 
@@ -50,7 +50,7 @@ def useful_topics(trace) -> np.ndarray:
     return np.intersect1d(asked, trace.item_topics[trace.item_topics >= 0])
 
 
-@njit
+@cached_kernel
 def _exact_separated(t, queries, items, topics, a):
     lo, hi = np.inf, -np.inf
     for i in range(t):
@@ -104,7 +104,7 @@ def applies(trace, capacity: int, top_k: int, quality: str,
     return None
 
 
-@njit
+@cached_kernel
 def _dp(bits_a, bits_b, w, K, lam, back):
     T = w.shape[0]
     M = back.shape[1]
