@@ -82,6 +82,24 @@ PARAM_VALUES = {
     "stale_after": [1, 3, 8],
     "min_uses": [1, 2],
     "min_size": [1, 2],
+    # agent-memory rules (memoryos_segments, fact_updates); alpha, beta, gamma above
+    "short_term_capacity": [1, 2, 3],
+    "similarity_threshold": [0.0, 0.6, 0.95],
+    "heat_threshold": [0.5, 2.0, 5.0],
+    "tau_seconds": [1.0, 86400.0],
+    "step_seconds": [1.0, 3600.0, 86400.0],
+    "update_threshold": [-1.0, 0.5, 0.8],
+    "noop_threshold": [0.9, 1.0],
+    "top_s": [1, 2, 5],
+    "deletes": [False, True],
+    "add_contradicting": [False, True],
+    # memorybank*, generative_agents, letta
+    "strength_step": [0.0, 1.0],
+    "recency": ["hours", "rank"],
+    "trunc_token_frac": [0.5, 0.75],
+    "keep_last_n": [0, 1, 3],
+    "trigger_frac": [0.5, 1.0],
+    "summary_share": [0.0, 0.3],
 }
 
 

@@ -65,6 +65,17 @@ def test_the_example_imports_and_says_its_unlabelled_steps_are_unscored(tmp_path
         UNLABELLED + [t for t, row in enumerate(ROWS) if row.get("scored") is False])
 
 
+def test_the_example_has_times_and_a_supersession(example):
+    """Six sessions over three weeks (ISO 8601 times, read as seconds since the epoch) and
+    one fact superseding an earlier one."""
+    assert all("time" in row for row in ROWS)
+    assert (np.diff(example.times) >= 0).all()
+    assert example.times[-1] - example.times[0] > 20 * 86400
+    superseding = np.flatnonzero(example.supersedes >= 0).tolist()
+    assert superseding == [i for i, row in enumerate(ROWS) if "supersedes" in row] == [26]
+    assert example.supersedes[26] == example.item_keys[15]  # m25 supersedes m15
+
+
 def test_the_example_runs_with_its_unlabelled_steps_unscored(capsys, example):
     doc = _cli(capsys, ["run", "--trace", str(EXAMPLE), "--policy", "fifo,lru",
                         "--capacity", "5"])

@@ -56,6 +56,23 @@ def _assert_same(a, b):
         assert np.array_equal(arr, arrays_b[key]), key
 
 
+def test_steps_take_their_turns_time_and_conversations_never_go_back(fixture_cache):
+    """docs/locomo.md, Time: a step's time is its turn's, a trailing step's the last
+    turn's, and a conversation that starts before the previous one ended is shifted."""
+    tr = _fixture(fixture_cache, conversations="1,2", placement="end")
+    turns = [t for conv in locomo_data.load(FIXTURE, ["1", "2"]) for t in conv.turns]
+    n1 = tr.meta["conversations"][0]["turns"]
+    t1 = tr.meta["conversations"][0]["steps"]
+    assert tr.times[:n1].tolist() == [t.time for t in turns[:n1]]
+    assert (tr.times[n1:t1] == turns[n1 - 1].time).all()  # trailing steps: the last turn
+    assert (np.diff(tr.times) >= 0).all()
+    # conversation 2 (2022) then 1 (2021): 1 starts a minute after 2 ends, spacing kept
+    back = _fixture(fixture_cache, conversations="2,1", placement="end")
+    t2 = back.meta["conversations"][0]["steps"]
+    assert back.times[t2] == back.times[t2 - 1] + 60
+    assert np.array_equal(np.diff(back.times[t2:]), np.diff(tr.times[:t1]))
+
+
 def test_fixture_same_seed_same_trace_other_seed_other(fixture_cache, tmp_path):
     a, b = _fixture(fixture_cache, seed=3), _fixture(fixture_cache, seed=3)
     _assert_same(a, b)

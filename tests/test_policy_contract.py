@@ -44,7 +44,8 @@ def test_every_policy_runs_somewhere():
 
 def test_declared_traits_of_known_policies():
     """What the policies declare matches their docstrings (the contract verifies it)."""
-    randomized = {"random", "solar_e", "solar", "solar_e_ref", "solar_ref", "coarse"}
+    randomized = {"random", "solar_e", "solar", "solar_e_ref", "solar_ref", "coarse",
+                  "memorybank", "memorybank_shipped"}
     assert {n for n in policies.REGISTRY if declared(n).randomized} == randomized
     assert {n for n in policies.REGISTRY if declared(n).regret_gated} == {"solar_a", "solar"}
     assert {n for n in policies.REGISTRY if declared(n).offline} == {"belady"}

@@ -62,12 +62,20 @@ def _vectors():
 SEMANTIC = [n for n, p in policies.REGISTRY.items() if "semantic" in p.modes]
 
 
+def _steady(name):
+    """Parameters under which the pinned sequences' items stay until evicted: a warm-up
+    for the evaluator-gated strategies, and for rules that forget with time, steps one
+    second apart (so every step falls on one day)."""
+    params = policies.REGISTRY[name].params
+    return {**({"warmup": 3} if "warmup" in params else {}),
+            **({"step_seconds": 1.0} if "step_seconds" in params else {})}
+
+
 @pytest.mark.parametrize("name", SEMANTIC)
 def test_fill_hit_evict_and_restream(name):
     """Fill, retrieve in ranked order, evict, re-stream an evicted key, delete foreign."""
     # evaluator-gated memory strategies admit nothing on feedback 1.0: fill in warm-up
-    warm = {"warmup": 3} if "warmup" in policies.REGISTRY[name].params else {}
-    d = driver(name, 3, 0, warm, "semantic", vectors=_vectors())
+    d = driver(name, 3, 0, _steady(name), "semantic", vectors=_vectors())
     for key in (0, 1, 2):  # fill through the free slots 2, 0, 1
         d.feedback(1.0)
         d.arrive(key, [2, 0, 0][key])
@@ -113,8 +121,7 @@ def test_foreign_deletion_inside_the_order_then_refill_and_evict(name):
     """A deletion the policy did not choose, of an item in the middle of its order, its
     slot refilled at once, then evictions checked against the naive twin: a policy that
     keeps a removed slot linked (or treats it as its own victim) picks wrong victims."""
-    warm = {"warmup": 3} if "warmup" in policies.REGISTRY[name].params else {}
-    d = driver(name, 3, 0, warm, "semantic", vectors=_vectors())
+    d = driver(name, 3, 0, _steady(name), "semantic", vectors=_vectors())
     for key in (0, 1, 2):
         d.feedback(1.0)
         d.arrive(key, key)

