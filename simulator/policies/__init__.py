@@ -81,7 +81,9 @@ class UnknownPolicy(InputError):
     def __init__(self, name: str):
         close = difflib.get_close_matches(name, list(REGISTRY), n=3)
         guess = f" (did you mean {', '.join(close)}?)" if close else ""
-        known = f"unknown policy '{name}'{guess}; valid policies: {', '.join(REGISTRY)}"
+        # the names, not all of them: with dozens registered the line would outgrow a terminal
+        known = (f"unknown policy '{name}'{guess}; {len(REGISTRY)} policies are registered "
+                 "(docs/policies.md lists them; in Python, simulator.policies.REGISTRY)")
         super().__init__(f"{known}; register your own with simulator.policies.register",
                          "policy")
         self.name = name

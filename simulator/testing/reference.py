@@ -86,7 +86,6 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
     mods = too_large = 0
     most = 0
     for t in range(T):
-        before = set(cache)
         ranked = retrieve(queries[t], cache, k)
         evidence = set(ev[ptr[t]:ptr[t + 1]]) if has_ev else set()
         rel = [(qtopic[t] >= 0 and cache[key].topic == qtopic[t]) or key in evidence
@@ -128,7 +127,9 @@ def reference_run(trace, twin, capacity, top_k=3, switch_cost=0.0, quality="hit"
             if not cls.repeat_delete:
                 break
         dele = all_deleted[0] if all_deleted else -1
-        mods += set(cache) != before
+        # an admission, an eviction or a deletion changes the cache (docs/model.md §1.6),
+        # even an arrival admitted and deleted within its own step
+        mods += adm >= 0 or bool(all_evicted) or bool(all_deleted)
         for name, v in (("loss", loss), ("hit", hit), ("precision", prec), ("quality", qual),
                         ("admitted", adm), ("evicted", evi), ("deleted", dele),
                         ("size", len(cache)), ("evicted_all", all_evicted),
