@@ -33,8 +33,10 @@ SOLAR = ("solar_e", "solar", "solar_a", "solar_e_ref", "solar_ref", "solar_a_ref
 RANKED = {"solar_e": "sample", "solar": "sample", "solar_a": "score"}  # and their defaults
 PER_SIZE = {"evict_rank": "per_size"}
 # every policy with each of its rankings: (policy, params)
-CASES = [(name, {}) for name in SOLAR + MEMORY] + [(name, PER_SIZE) for name in RANKED]
-IDS = [name + ("-per_size" if params else "") for name, params in CASES]
+AGENT = (("amem", {"evolve_similarity": 0.0}), ("zep", {"contradiction_similarity": 0.5}))
+CASES = [(name, {}) for name in SOLAR + MEMORY] + [(name, PER_SIZE) for name in RANKED] + \
+    list(AGENT)
+IDS = [name + ("-per_size" if params is PER_SIZE else "") for name, params in CASES]
 ARRAYS = ("loss", "hit", "admitted", "evicted", "deleted", "size")
 COUNTERS = ("max_occupancy", "too_large", "evictions", "modifications", "admissions")
 

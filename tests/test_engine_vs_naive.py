@@ -100,6 +100,11 @@ PARAM_VALUES = {
     "keep_last_n": [0, 1, 3],
     "trigger_frac": [0.5, 1.0],
     "summary_share": [0.0, 0.3],
+    # agent-memory rules (amem's neighbours are above, with solar_e_ref's)
+    "evolve_similarity": [-1.0, 0.0, 0.5],
+    "log_supersedes": [True, False],
+    "contradiction_similarity": [-1.0, 0.0, 0.5, 0.9],
+    "candidates": [1, 2, 10],
 }
 
 

@@ -217,6 +217,9 @@ def _cases():
     each("TwinContext", "requests", ["abc", [-1], [0.5], 3], lambda v: context(requests=v))
     each("TwinContext", "mode", ["bogus", None, ["paging"]], lambda v: context(mode=v))
     each("TwinContext", "object_ids", ["abc", [-1], 3], lambda v: context(object_ids=v))
+    each("TwinContext", "times", ["abc", [NAN], [INF], [None], 3],
+         lambda v: context(times=v))
+    each("TwinContext", "supersedes", ["abc", [-2], [0.5], 3], lambda v: context(supersedes=v))
     each("Twin", "ctx", [None, {"capacity": 1}, 3], lambda v: Fifo(v))
     each("Twin", "params", [{"nope": 1}], lambda v: Fifo(context(params=v)))
 
@@ -225,6 +228,8 @@ def _cases():
         twin.item_sizes = [1, 2]
         return twin
 
+    each("Twin.note_rewrites", "n", [-1, 1.5, None, "1", NAN],
+         lambda v: Fifo(context()).note_rewrites(v))
     each("Twin.arriving_size", "t", [-1, 2, 1.5, None, "0"],
          lambda v: sized_twin().arriving_size(v))
 

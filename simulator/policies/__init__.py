@@ -16,6 +16,7 @@ from simulator.policies import (add_all, arc, arc_ref, belady, coarse, combined,
                                 strict, tinylfu, twoq, unlimited)
 from simulator.policies import langmem, mem0_surrogate, memoryos, memoryos_shipped
 from simulator.policies import generative_agents, letta, memorybank, memorybank_shipped
+from simulator.policies import amem, zep
 
 # In this order everywhere a list of policies is shown or run by default.
 REGISTRY = {p.POLICY.name: p.POLICY for p in (
@@ -24,7 +25,8 @@ REGISTRY = {p.POLICY.name: p.POLICY for p in (
     lru_ref, arc_ref, solar_e_ref, solar_a_ref, solar_ref,  # as the SOLAR authors' runner has them
     fixed, add_all, strict, coarse, periodic, history, combined,  # the memory-management study
     memoryos, memoryos_shipped, langmem, mem0_surrogate,  # agent-memory frameworks' rules
-    memorybank, memorybank_shipped, generative_agents, letta)}
+    memorybank, memorybank_shipped, generative_agents, letta,
+    amem, zep)}
 _SHIPPED = dict(REGISTRY)  # what every process has after importing the package
 ORIGINS: dict = {}  # name -> the plugin (a file path or a module name) that registered it
 
@@ -79,7 +81,9 @@ class UnknownPolicy(InputError):
     def __init__(self, name: str):
         close = difflib.get_close_matches(name, list(REGISTRY), n=3)
         guess = f" (did you mean {', '.join(close)}?)" if close else ""
-        known = f"unknown policy '{name}'{guess}; valid policies: {', '.join(REGISTRY)}"
+        # the names, not all of them: with dozens registered the line would outgrow a terminal
+        known = (f"unknown policy '{name}'{guess}; {len(REGISTRY)} policies are registered "
+                 "(docs/policies.md lists them; in Python, simulator.policies.REGISTRY)")
         super().__init__(f"{known}; register your own with simulator.policies.register",
                          "policy")
         self.name = name
