@@ -65,10 +65,12 @@ SEMANTIC = [n for n, p in policies.REGISTRY.items() if "semantic" in p.modes]
 def _steady(name):
     """Parameters under which the pinned sequences' items stay until evicted: a warm-up
     for the evaluator-gated strategies, and for rules that forget with time, steps one
-    second apart (so every step falls on one day)."""
+    second apart (so every step falls on one day), and for rules that update a similar
+    memory in place of adding, a threshold only an equal vector reaches."""
     params = policies.REGISTRY[name].params
     return {**({"warmup": 3} if "warmup" in params else {}),
-            **({"step_seconds": 1.0} if "step_seconds" in params else {})}
+            **({"step_seconds": 1.0} if "step_seconds" in params else {}),
+            **{p: 1.0 for p in ("update_threshold", "noop_threshold") if p in params}}
 
 
 @pytest.mark.parametrize("name", SEMANTIC)
@@ -122,10 +124,10 @@ def test_foreign_deletion_inside_the_order_then_refill_and_evict(name):
     slot refilled at once, then evictions checked against the naive twin: a policy that
     keeps a removed slot linked (or treats it as its own victim) picks wrong victims."""
     d = driver(name, 3, 0, _steady(name), "semantic", vectors=_vectors())
-    for key in (0, 1, 2):
-        d.feedback(1.0)
+    for key in (0, 2, 3):  # distinct vectors (keys 0 and 1 share one): a rule that
+        d.feedback(1.0)    # updates a memory equal to the arrival adds each
         d.arrive(key, key)
-    for first, second in ((0, 1), (2, 0)):  # an order that is neither admission nor slots
+    for first, second in ((0, 2), (3, 0)):  # an order that is neither admission nor slots
         d.retrieve([d.slot_of(first), d.slot_of(second)], [True, True])
         d.feedback(0.0)
         d.arrive(first, 0)  # a re-arrival: nothing is admitted
