@@ -32,7 +32,7 @@ POLICY_COLORS = {
     "strict": "#393b79", "add_all": "#17becf", "fixed": "#bcbd22", "coarse": "#843c39",
     "history": "#d95f02", "periodic": "#8c6d31", "combined": "#7b4173",
     # agent frameworks' memory rules: a paper and its shipped code in two shades of one hue
-    "memorybank": "#3182bd", "memorybank_shipped": "#6baed6", "memoryos": "#637939",
+    "memorybank": "#1b9e77", "memorybank_shipped": "#66c2a5", "memoryos": "#637939",
     "memoryos_shipped": "#b5cf6b", "generative_agents": "#ad494a", "letta": "#bd9e39",
     "langmem": "#a55194", "mem0_surrogate": "#ce6dbd", "amem": "#fd8d3c", "zep": "#636363",
     # the stylized model of Theorem 5.6 (theory.claims)
