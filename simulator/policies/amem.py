@@ -46,7 +46,8 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy, note_rewrites, slot_keys
-from simulator.policies.parts.append_only import cosines, oldest, scratch
+from simulator.policies.parts.admission_order import oldest
+from simulator.policies.parts.append_only import cosines, scratch
 
 PARAMS = {"neighbours": 5, "evolve_similarity": -1.0}
 

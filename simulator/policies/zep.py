@@ -59,7 +59,8 @@ import numpy as np
 
 from simulator.config import njit
 from simulator.policies.base import Policy, admission_steps, slot_keys
-from simulator.policies.parts.append_only import cosines, oldest, scratch
+from simulator.policies.parts.admission_order import oldest
+from simulator.policies.parts.append_only import cosines, scratch
 
 PARAMS = {"log_supersedes": True, "contradiction_similarity": None, "candidates": 10}
 

@@ -21,6 +21,7 @@ import numpy as np
 from simulator.config import njit
 from simulator.engine.kernels import similarities
 from simulator.policies.base import admission_steps, slot_keys, slot_vectors
+from simulator.policies.parts.admission_order import oldest
 
 # The state tuple's fields by position (base.py: named state); a rule adds its own after
 CFG = 0  # float64 settings of the rule
@@ -113,14 +114,7 @@ def _marked_slot(state, cache):
 def victim(state, t, key, x, cache):
     """A marked memory, else the oldest admission."""
     s = _marked_slot(state, cache)
-    if s >= 0:
-        return s
-    keys, adm = slot_keys(cache), admission_steps(cache)
-    oldest = -1
-    for s in range(keys.shape[0]):
-        if keys[s] >= 0 and (oldest < 0 or adm[s] < adm[oldest]):
-            oldest = s
-    return oldest
+    return s if s >= 0 else oldest(cache)
 
 
 @njit

@@ -58,6 +58,7 @@ import numpy as np
 from simulator.config import njit
 from simulator.engine.kernels import dot
 from simulator.policies.base import admission_steps, slot_keys, slot_vectors
+from simulator.policies.parts.admission_order import oldest
 
 # Defaults shared by both rules (each cited where the rule's module sets the rest).
 PARAMS = {"similarity_threshold": 0.6, "alpha": 1.0, "beta": 1.0, "gamma": 1.0,
@@ -213,12 +214,7 @@ def victim(state, t, key, x, cache):
             if seg[s] == pick:
                 state[_DOOMED][s] = 1
         return _doomed_slot(state, cache)
-    keys, adm = slot_keys(cache), admission_steps(cache)
-    oldest = -1
-    for s in range(seg.shape[0]):
-        if keys[s] >= 0 and (oldest < 0 or adm[s] < adm[oldest]):
-            oldest = s
-    return oldest
+    return oldest(cache)
 
 
 @njit
